@@ -1,0 +1,102 @@
+/// A device token in pushgate's one canonical form: its bytes. An APNs token is the raw bytes
+/// Apple issued (shown as hex); an FCM registration token is the UTF-8 bytes of its text.
+/// Every dialect's encoding (hex, base64, `apns://`, `gcm://`, plain text) parses to this, so a
+/// token reported in one dialect is found when another names it in its own encoding.
+public struct DeviceToken: Hashable, Sendable {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Longest token accepted in any encoding; real ones are 32 bytes (APNs) or ~200 (FCM).
+    public static let maximumLength = 1024
+
+    /// A token that came base64-encoded (Acrobits, the Diffusion bridge's `apns://`).
+    public static func fromBase64(_ text: some StringProtocol) -> DeviceToken? {
+        guard text.utf8.count <= maximumLength * 2, let bytes = Base64.decode(text), !bytes.isEmpty else {
+            return nil
+        }
+        return DeviceToken(bytes: bytes)
+    }
+
+    /// An APNs token written as hex (cospace, Beams, pnm2).
+    public static func fromHex(_ text: some StringProtocol) -> DeviceToken? {
+        let utf8 = Array(text.utf8)
+        guard !utf8.isEmpty, utf8.count % 2 == 0, utf8.count <= maximumLength * 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return DeviceToken(bytes: bytes)
+    }
+
+    /// An FCM registration token as Google issued it: printable ASCII, no spaces.
+    public static func fromFCMText(_ text: some StringProtocol) -> DeviceToken? {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumLength, bytes.allSatisfy(isFCMTokenByte) else { return nil }
+        return DeviceToken(bytes: bytes)
+    }
+
+    /// The bytes read as an FCM token's text, when they are one.
+    public var fcmText: String? {
+        guard bytes.allSatisfy(Self.isFCMTokenByte) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    public var base64: String { Base64.encode(bytes) }
+
+    /// How the token is written for `platform`: hex for APNs, the token text for FCM.
+    public func text(for platform: Platform?) -> String {
+        switch platform {
+        case .apns: return hex
+        case .fcm: return fcmText ?? base64
+        case nil: return fcmText ?? hex
+        }
+    }
+
+    /// Is this token plausible for `platform`? APNs tokens are at least 32 bytes (Apple may
+    /// lengthen them); FCM tokens are printable text.
+    public func isPlausible(for platform: Platform) -> Bool {
+        switch platform {
+        case .apns: return bytes.count >= 32 && bytes.count <= 255
+        case .fcm: return fcmText != nil && bytes.count >= 8
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private static func isFCMTokenByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F
+    }
+}
+
+extension DeviceToken: CustomStringConvertible {
+    /// Shortened, so that logs never carry a whole token.
+    public var description: String {
+        let full = hex
+        return full.count <= 12 ? full : "\(full.prefix(8))…\(full.suffix(4))"
+    }
+}

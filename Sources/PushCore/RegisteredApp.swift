@@ -1,0 +1,76 @@
+/// The name a client gives an app: Acrobits `AppId`, cospace `application_id`, and so on.
+/// At most 200 characters of letters, digits, `.`, `_` and `-`.
+public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init?(_ text: some StringProtocol) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 200, bytes.allSatisfy(AppID.isAllowed) else { return nil }
+        rawValue = String(text)
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// How APNs shows a push: the `apns-push-type` an app's pushes carry by default.
+public enum APNsPushType: String, Sendable, Codable, CaseIterable {
+    case alert
+    case voip
+    case background
+}
+
+/// What pushgate signs upstream requests with, per app.
+public enum AppCredentials: Sendable, Equatable {
+    /// APNs token-based auth: the team id, the key id and the .p8 key (PEM, EC P-256).
+    case apnsToken(teamID: String, keyID: String, privateKeyPEM: String)
+    /// APNs certificate-based auth: client certificate and its key, both PEM.
+    case apnsCertificate(certificatePEM: String, privateKeyPEM: String)
+    /// A Google service account (its JSON file as given) and the project it sends for.
+    case fcmServiceAccount(json: String, projectID: String)
+
+    public var platform: Platform {
+        switch self {
+        case .apnsToken, .apnsCertificate: return .apns
+        case .fcmServiceAccount: return .fcm
+        }
+    }
+}
+
+/// An app an operator registered: where its pushes go and how they are signed.
+public struct RegisteredApp: Sendable, Equatable {
+    public var id: AppID
+    public var credentials: AppCredentials
+    /// APNs topic (normally the bundle id; `….voip` for PushKit).
+    public var apnsTopic: String?
+    public var apnsPushType: APNsPushType?
+    /// Whether devices of this app use the APNs sandbox unless they say otherwise.
+    public var sandbox: Bool
+    /// The Pusher Beams `app_key` clients of this app present.
+    public var appKey: String?
+
+    public var platform: Platform { credentials.platform }
+
+    public init(
+        id: AppID, credentials: AppCredentials, apnsTopic: String? = nil, apnsPushType: APNsPushType? = nil,
+        sandbox: Bool = false, appKey: String? = nil
+    ) {
+        self.id = id
+        self.credentials = credentials
+        self.apnsTopic = apnsTopic
+        self.apnsPushType = apnsPushType
+        self.sandbox = sandbox
+        self.appKey = appKey
+    }
+}

@@ -1,0 +1,64 @@
+/// An HTTP request as a handler sees it, independent of the transport that carried it.
+public struct Request: Sendable {
+    public var method: String
+    /// The raw request target's path, still percent-encoded (as the client sent it).
+    public var path: String
+    /// The raw query string, without the `?`.
+    public var query: String
+    /// Header names lowercased, hyphens kept (`content-type`, `authorization`).
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The client's address as the front server saw it.
+    public var remoteAddress: String
+    /// A short id carried in log lines for this request.
+    public var id: String
+
+    public init(
+        method: String, path: String, query: String = "", headers: [String: String] = [:],
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1", id: String = "-"
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.id = id
+    }
+
+    /// Builds a request from an origin-form target such as `/token/?a=b`.
+    public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        if let question = target.firstIndex(of: "?") {
+            self.init(
+                method: method, path: String(target[..<question]),
+                query: String(target[target.index(after: question)...]), headers: headers, body: body)
+        } else {
+            self.init(method: method, path: target, headers: headers, body: body)
+        }
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The media type of the body without parameters, lowercased (`application/json`).
+    public var mediaType: String? {
+        guard let value = header("content-type") else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
+        let trimmed = type.trimmingASCIIWhitespace().lowercased()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+extension StringProtocol {
+    public func trimmingASCIIWhitespace() -> String {
+        let bytes = Array(utf8)
+        var start = 0
+        var end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D {
+            start += 1
+        }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D {
+            end -= 1
+        }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}

@@ -1,0 +1,98 @@
+/// The apps operators registered.
+public protocol AppCatalog: Sendable {
+    func app(id: AppID) throws -> RegisteredApp?
+    func apps() throws -> [RegisteredApp]
+    /// Registers `app`; with `replacing` an existing app of that id is updated, otherwise it is
+    /// an error. Devices already reported for this id take the app's platform.
+    func addApp(_ app: RegisteredApp, replacing: Bool) throws
+    /// Removes the app; its devices stay (they are valid again if the app is added back).
+    func removeApp(id: AppID) throws -> Bool
+}
+
+/// Which of an Acrobits account's two tokens a report or a push is about (iOS 13+ has two).
+public enum AcrobitsChannel: String, Sendable, Codable, CaseIterable {
+    /// Incoming calls (PushKit on iOS).
+    case calls
+    /// Everything else: messages, reprovisioning.
+    case msgs
+}
+
+/// One token an Acrobits app reported for one channel of an account.
+public struct ChannelToken: Sendable, Equatable {
+    public var channel: AcrobitsChannel
+    public var appID: AppID
+    public var token: DeviceToken
+    /// The token exactly as the client sent it, kept for operators.
+    public var reportedToken: String
+
+    public init(channel: AcrobitsChannel, appID: AppID, token: DeviceToken, reportedToken: String) {
+        self.channel = channel
+        self.appID = appID
+        self.token = token
+        self.reportedToken = reportedToken
+    }
+}
+
+/// Acrobits accounts (selector + channel) and the device each one's pushes go to.
+public protocol AcrobitsAccountStore: Sendable {
+    /// In one transaction: links each channel of `selector` to its device (creating the device
+    /// for (app, token) when new), replacing the channel's previous token. Devices no owner
+    /// links to any more are deleted.
+    func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws
+    /// Forgets every token of `selector`; returns how many channel links were removed.
+    func removeAccount(selector: String) throws -> Int
+}
+
+/// Who a stored device belongs to, in each dialect's terms.
+public enum DeviceOwner: Sendable, Equatable {
+    case acrobitsAccount(selector: String, channel: AcrobitsChannel, username: String?)
+}
+
+/// A device as stored, with every owner linked to it.
+public struct StoredDevice: Sendable, Equatable {
+    public var id: Int64
+    public var appID: AppID
+    /// Nil while no app of that id is registered.
+    public var platform: Platform?
+    public var token: DeviceToken
+    public var reportedToken: String
+    /// Nil when the device follows its app's default.
+    public var sandbox: Bool?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var owners: [DeviceOwner]
+
+    public init(
+        id: Int64, appID: AppID, platform: Platform?, token: DeviceToken, reportedToken: String, sandbox: Bool?,
+        createdAt: Int64, updatedAt: Int64, owners: [DeviceOwner]
+    ) {
+        self.id = id
+        self.appID = appID
+        self.platform = platform
+        self.token = token
+        self.reportedToken = reportedToken
+        self.sandbox = sandbox
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.owners = owners
+    }
+}
+
+/// Read access to every stored device, for operators.
+public protocol DeviceInventory: Sendable {
+    func devices() throws -> [StoredDevice]
+}
+
+/// The whole store as one dialect-neutral interface.
+public typealias TokenStore = AppCatalog & AcrobitsAccountStore & DeviceInventory
+
+/// Refusals of the app catalog that an operator must hear about.
+public enum AppCatalogError: Error, Equatable, CustomStringConvertible {
+    case duplicateApp(AppID)
+
+    public var description: String {
+        switch self {
+        case .duplicateApp(let id): return "an app with id \(id) is already registered (use --replace to update it)"
+        }
+    }
+}
