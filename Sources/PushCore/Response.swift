@@ -33,6 +33,13 @@ public struct Response: Sendable, Equatable {
             body: Array((message + "\n").utf8))
     }
 
+    /// A fault on our side: the client learns only that, the log line gets the detail.
+    public static func internalError(_ error: any Error) -> Response {
+        Response(
+            status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
+            body: Array("internal error\n".utf8), logNote: String(describing: error))
+    }
+
     public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> Response {
         Response(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }

@@ -1,0 +1,34 @@
+import PushCore
+
+/// The account a reporter request is about: its selector (required) and username (optional).
+struct AccountFields {
+    let selector: String
+    let username: String?
+
+    static let maximumSelectorLength = 200
+    static let maximumUsernameLength = 256
+
+    init(_ parameters: ReporterParameters) throws(ReporterError) {
+        guard let (_, selector) = parameters.value("selector") else { throw .missing("selector") }
+        guard selector.count <= Self.maximumSelectorLength else {
+            throw .tooLong(field: "selector", limit: Self.maximumSelectorLength)
+        }
+        // Selectors are a SHA1 hash with a suffix; anything printable is accepted, nothing that
+        // could break a log line or a later URL.
+        guard selector.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalidValue(field: "selector", reason: "must be printable ASCII without spaces")
+        }
+        self.selector = selector
+        if let (_, username) = parameters.value("username") {
+            guard username.count <= Self.maximumUsernameLength else {
+                throw .tooLong(field: "username", limit: Self.maximumUsernameLength)
+            }
+            guard !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .invalidValue(field: "username", reason: "must not contain control characters")
+            }
+            self.username = username
+        } else {
+            self.username = nil
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import PushCore
+
+/// Why a Token Reporter or Account Removal Reporter request was refused. Acrobits apps only
+/// look at the status, so the dialect's error shape is a 4xx with a one-line text reason.
+enum ReporterError: Error, Equatable {
+    case methodNotAllowed(String)
+    case unsupportedContentType(String)
+    case invalidUTF8(String)
+    case malformedJSON
+    case notAnObject
+    case wrongType(field: String)
+    case badPercentEncoding
+    case unknownPath(String)
+    case missing(String)
+    case tooLong(field: String, limit: Int)
+    case invalidValue(field: String, reason: String)
+    case tokenWithoutAppID(token: String, appID: String)
+
+    var response: Response {
+        switch self {
+        case .methodNotAllowed(let method):
+            return .text(405, "method \(method) not allowed: use GET or POST", headers: [("Allow", "GET, POST")])
+        case .unsupportedContentType(let type):
+            return .text(400, "unsupported content type \(type): use application/x-www-form-urlencoded or application/json")
+        case .invalidUTF8(let part):
+            return .text(400, "\(part) is not valid UTF-8")
+        case .malformedJSON:
+            return .text(400, "body is not valid JSON")
+        case .notAnObject:
+            return .text(400, "JSON body must be an object")
+        case .wrongType(let field):
+            return .text(400, "\(field) must be a string")
+        case .badPercentEncoding:
+            return .text(400, "malformed percent-encoding")
+        case .unknownPath(let path):
+            return .text(404, "no reporter endpoint at \(path)")
+        case .missing(let field):
+            return .text(400, "\(field) is required")
+        case .tooLong(let field, let limit):
+            return .text(400, "\(field) is longer than \(limit) characters")
+        case .invalidValue(let field, let reason):
+            return .text(400, "\(field) \(reason)")
+        case .tokenWithoutAppID(let token, let appID):
+            return .text(400, "\(token) was given without \(appID)")
+        }
+    }
+}

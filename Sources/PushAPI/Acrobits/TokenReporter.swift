@@ -1,0 +1,105 @@
+import PushCore
+
+/// The Acrobits Push Token Reporter: a softphone reports its account's push tokens (one for
+/// incoming calls, one for everything else) by GET query, POST form or POST JSON, or in the
+/// `/pushToken/<username>/<selector>/<token>&appid=<appid>` path style.
+public struct TokenReporter: RequestHandler {
+    private let apps: any AppCatalog
+    private let accounts: any AcrobitsAccountStore
+
+    /// Where the two URL styles of the document are served.
+    public static let queryStylePrefix = "/token"
+    public static let pathStylePrefix = "/pushToken"
+
+    public init(apps: any AppCatalog, accounts: any AcrobitsAccountStore) {
+        self.apps = apps
+        self.accounts = accounts
+    }
+
+    /// The parameter names of each channel, current names first, then the legacy ones.
+    struct ChannelNames {
+        let channel: AcrobitsChannel
+        let tokenNames: [String]
+        let appIDNames: [String]
+    }
+
+    static let channels = [
+        ChannelNames(
+            channel: .calls, tokenNames: ["token_calls", "pushTokenIncomingCall"],
+            appIDNames: ["appid_calls", "appId_calls", "pushappid_incoming_call"]),
+        ChannelNames(
+            channel: .msgs, tokenNames: ["token_msgs", "pushTokenOther", "pushToken"],
+            appIDNames: ["appid_msgs", "appId_msgs", "pushappid_other", "pushappid", "appid"]),
+    ]
+
+    public func handle(_ request: Request) -> Response {
+        do {
+            let report = try parse(request)
+            try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
+            return .emptyOK
+        } catch let error as ReporterError {
+            return error.response
+        } catch {
+            return .internalError(error)
+        }
+    }
+
+    struct Report: Equatable {
+        var selector: String
+        var username: String?
+        var tokens: [ChannelToken]
+    }
+
+    func parse(_ request: Request) throws -> Report {
+        guard request.method == "GET" || request.method == "POST" else {
+            throw ReporterError.methodNotAllowed(request.method)
+        }
+        let pathValues: FormParameters
+        if request.path.hasPrefix(Self.pathStylePrefix) {
+            pathValues = try ReporterPath.tokenStyle(request.path, prefix: Self.pathStylePrefix)
+        } else {
+            pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.queryStylePrefix)
+        }
+        let parameters = try ReporterParameters(request: request, pathValues: pathValues)
+        let account = try AccountFields(parameters)
+        var tokens: [ChannelToken] = []
+        for names in Self.channels {
+            if let token = try channelToken(names, in: parameters) {
+                tokens.append(token)
+            }
+        }
+        return Report(selector: account.selector, username: account.username, tokens: tokens)
+    }
+
+    private func channelToken(_ names: ChannelNames, in parameters: ReporterParameters) throws -> ChannelToken? {
+        guard let (tokenField, tokenText) = parameters.value(names.tokenNames) else {
+            // An app id without its token is the iOS "token not known yet" case: nothing to store.
+            return nil
+        }
+        guard let (appIDField, appIDText) = parameters.value(names.appIDNames) else {
+            throw ReporterError.tokenWithoutAppID(token: tokenField, appID: names.appIDNames[0])
+        }
+        guard let appID = AppID(appIDText) else {
+            throw ReporterError.invalidValue(
+                field: appIDField, reason: "is not an application id (letters, digits, '.', '_', '-'; at most 200)")
+        }
+        guard let token = DeviceToken.fromBase64(tokenText.trimmingASCIIWhitespace()) else {
+            throw ReporterError.invalidValue(field: tokenField, reason: "is not a base64-encoded push token")
+        }
+        if let app = try apps.app(id: appID), !token.isPlausible(for: app.platform) {
+            throw ReporterError.invalidValue(
+                field: tokenField,
+                reason: "does not decode to \(app.platform == .apns ? "an APNs device token" : "an FCM registration token") for \(appID) (\(token.bytes.count) bytes)")
+        }
+        return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
+    }
+}
+
+extension ReporterParameters {
+    func value(_ names: [String]) -> (name: String, value: String)? {
+        for name in names {
+            if let found = value(name) { return found }
+        }
+        return nil
+    }
+}

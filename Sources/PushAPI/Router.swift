@@ -1,0 +1,47 @@
+import PushCore
+
+/// Sends each request to the handler of the first route whose path prefix matches.
+public struct Router: RequestHandler {
+    public struct Route: Sendable {
+        public let prefix: String
+        public let handler: any RequestHandler
+
+        /// Matches `prefix` itself and everything below it (`/token` matches `/token/x`, not `/tokens`).
+        public init(prefix: String, handler: any RequestHandler) {
+            self.prefix = prefix
+            self.handler = handler
+        }
+
+        func matches(_ path: String) -> Bool {
+            guard path.hasPrefix(prefix) else { return false }
+            if path.utf8.count == prefix.utf8.count || prefix.hasSuffix("/") { return true }
+            let next = path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: prefix.utf8.count)]
+            return next == UInt8(ascii: "/") || next == UInt8(ascii: "&")
+        }
+    }
+
+    private let routes: [Route]
+
+    public init(routes: [Route]) {
+        self.routes = routes
+    }
+
+    public func handle(_ request: Request) -> Response {
+        for route in routes where route.matches(request.path) {
+            return route.handler.handle(request)
+        }
+        return .text(404, "no endpoint at \(request.path)")
+    }
+}
+
+/// `/healthz`: proves the responder answers, without touching the store.
+public struct HealthCheck: RequestHandler {
+    public init() {}
+
+    public func handle(_ request: Request) -> Response {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
+        }
+        return .text(200, "ok")
+    }
+}

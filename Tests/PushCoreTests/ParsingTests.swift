@@ -1,0 +1,60 @@
+import XCTest
+@testable import PushCore
+
+final class FormParametersTests: XCTestCase {
+    func testDecodesTheDocumentsQueryString() throws {
+        let query = "username=johndow&password=12345678&selector=12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14&token_calls=Udl99X2JFP1bWwS5gR%2FwGeLE1hmAB2CMpr1Ej0wxkrY%3D&appid_calls=com.cloudsoftphone.app.pushkit"
+        let form = try FormParameters.parse(query)
+        XCTAssertEqual(form["username"], "johndow")
+        XCTAssertEqual(form["token_calls"], "Udl99X2JFP1bWwS5gR/wGeLE1hmAB2CMpr1Ej0wxkrY=")
+        XCTAssertEqual(form["selector"], "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14")
+    }
+
+    func testPlusIsSpaceAndLaterValuesWin() throws {
+        let form = try FormParameters.parse("a=1+2&&b&a=3")
+        XCTAssertEqual(form["a"], "3")
+        XCTAssertEqual(form["b"], "")
+        XCTAssertEqual(form.pairs.first?.value, "1 2")
+    }
+
+    func testMalformedEscapesAndInvalidUTF8AreRefused() {
+        XCTAssertThrowsError(try FormParameters.parse("a=%4")) { XCTAssertEqual($0 as? FormParameters.ParseError, .badPercentEncoding("%4")) }
+        XCTAssertThrowsError(try FormParameters.parse("a=%zz"))
+        XCTAssertThrowsError(try FormParameters.parse("a=%ff%fe")) { XCTAssertEqual($0 as? FormParameters.ParseError, .invalidUTF8("%ff%fe")) }
+    }
+}
+
+final class JSONValueTests: XCTestCase {
+    func testParsesObjectsWithEveryKind() throws {
+        let value = try JSONValue.parse(Array(#"{"a":"x","b":null,"c":[1,true],"d":{"e":2.5}}"#.utf8))
+        let object = try XCTUnwrap(value.objectValue)
+        XCTAssertEqual(object["a"], .string("x"))
+        XCTAssertEqual(object["b"], .null)
+        XCTAssertEqual(object["c"], .array([.number(1), .bool(true)]))
+        XCTAssertEqual(object["d"]?.objectValue?["e"], .number(2.5))
+    }
+
+    func testRefusesMalformedAndInvalidUTF8() {
+        XCTAssertThrowsError(try JSONValue.parse(Array("{\"a\":".utf8))) { XCTAssertEqual($0 as? JSONValue.ParseError, .malformed) }
+        XCTAssertThrowsError(try JSONValue.parse([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) { XCTAssertEqual($0 as? JSONValue.ParseError, .invalidUTF8) }
+    }
+
+    func testEncodesIntegersAsIntegersWithSortedKeys() {
+        let value = JSONValue.object(["b": .number(2), "a": .string("x")])
+        XCTAssertEqual(String(decoding: value.encoded(), as: UTF8.self), #"{"a":"x","b":2}"#)
+    }
+}
+
+final class RequestTests: XCTestCase {
+    func testMediaTypeDropsParametersAndCase() {
+        let request = Request(method: "POST", path: "/", headers: ["content-type": "Application/JSON; charset=utf-8"])
+        XCTAssertEqual(request.mediaType, "application/json")
+        XCTAssertNil(Request(method: "GET", path: "/").mediaType)
+    }
+
+    func testTargetSplitsAtTheFirstQuestionMark() {
+        let request = Request(method: "GET", target: "/token/?a=b?c")
+        XCTAssertEqual(request.path, "/token/")
+        XCTAssertEqual(request.query, "a=b?c")
+    }
+}
