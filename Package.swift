@@ -22,7 +22,10 @@ let package = Package(
         .target(name: "PushStore", dependencies: ["PushCore", "CSQLite"]),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         .target(name: "PushAPI", dependencies: ["PushCore"]),
-        .target(name: "FastCGI", dependencies: ["PushCore", "CFastCGI"]),
+        .target(
+            name: "FastCGI",
+            dependencies: ["PushCore", "CFastCGI", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "App",
             dependencies: [
@@ -38,6 +41,7 @@ let package = Package(
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PushCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting"]),
+        .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore"]),
     ]
 )

@@ -37,7 +37,7 @@ public struct ChannelToken: Sendable, Equatable {
 public protocol AcrobitsAccountStore: Sendable {
     /// In one transaction: links each channel of `selector` to its device (creating the device
     /// for (app, token) when new), replacing the channel's previous token. Devices no owner
-    /// links to any more are deleted.
+    /// links to any more are deleted. A nil `username` keeps the one known before.
     func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws
     /// Forgets every token of `selector`; returns how many channel links were removed.
     func removeAccount(selector: String) throws -> Int

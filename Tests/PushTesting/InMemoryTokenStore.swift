@@ -46,7 +46,7 @@ public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
                 let deviceID = upsertDevice(token)
                 let key = "\(selector)\u{0}\(token.channel.rawValue)"
                 let previous = links[key]?.deviceID
-                links[key] = (token.channel, username, deviceID)
+                links[key] = (token.channel, username ?? links[key]?.username, deviceID)
                 if let previous, previous != deviceID { dropIfOwnerless(previous) }
             }
         }

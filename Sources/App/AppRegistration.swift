@@ -1,0 +1,118 @@
+import Foundation
+import PushCore
+import PushCrypto
+
+/// What an operator asked `apps add` for, checked into a `RegisteredApp`. Every refusal names
+/// the option or file and what is wrong with it.
+struct AppRegistration {
+    var id: String
+    var platform: String
+    var teamID: String?
+    var keyID: String?
+    var keyFile: String?
+    var topic: String?
+    var pushType: String?
+    var sandbox: Bool
+    var serviceAccountFile: String?
+    var appKey: String?
+
+    func validated() throws -> RegisteredApp {
+        guard let appID = AppID(id) else {
+            throw CommandFailure("--id \(id) is not a valid app id (letters, digits, '.', '_', '-'; at most 200)")
+        }
+        let key = try appKey.map(Self.validAppKey)
+        switch Platform(dialectName: platform) {
+        case .apns:
+            return try apns(appID, appKey: key)
+        case .fcm:
+            return try fcm(appID, appKey: key)
+        case nil:
+            throw CommandFailure("--platform must be apns or fcm, not \(platform)")
+        }
+    }
+
+    private func apns(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
+        if serviceAccountFile != nil { throw CommandFailure("--service-account is for --platform fcm") }
+        guard let teamID else { throw CommandFailure("--team-id is required for an APNs app") }
+        guard let keyID else { throw CommandFailure("--key-id is required for an APNs app") }
+        guard let keyFile else { throw CommandFailure("--key-file is required for an APNs app (the AuthKey_….p8 from Apple)") }
+        try Self.requireAppleIdentifier(teamID, option: "--team-id")
+        try Self.requireAppleIdentifier(keyID, option: "--key-id")
+        let pem = try Self.read(keyFile, option: "--key-file")
+        do {
+            _ = try APNsSigningKey(pem: pem)
+        } catch {
+            throw CommandFailure("--key-file \(keyFile): \(error)")
+        }
+        let topic = self.topic ?? appID.rawValue
+        guard Self.isValidTopic(topic) else {
+            throw CommandFailure("--topic \(topic) is not a valid APNs topic (a bundle id: letters, digits, '.', '-', '_')")
+        }
+        let type: APNsPushType
+        if let pushType {
+            guard let parsed = APNsPushType(rawValue: pushType) else {
+                throw CommandFailure("--push-type must be alert, voip or background, not \(pushType)")
+            }
+            type = parsed
+        } else {
+            type = .alert
+        }
+        return RegisteredApp(
+            id: appID, credentials: .apnsToken(teamID: teamID, keyID: keyID, privateKeyPEM: pem), apnsTopic: topic,
+            apnsPushType: type, sandbox: sandbox, appKey: appKey)
+    }
+
+    private func fcm(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
+        for (value, option) in [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"), (pushType, "--push-type")]
+        where value != nil {
+            throw CommandFailure("\(option) is for --platform apns")
+        }
+        if sandbox { throw CommandFailure("--sandbox is for --platform apns") }
+        guard let serviceAccountFile else {
+            throw CommandFailure("--service-account is required for an FCM app (the service account JSON from the Firebase console)")
+        }
+        let json = try Self.read(serviceAccountFile, option: "--service-account")
+        let account: ServiceAccount
+        do {
+            account = try ServiceAccount(json: json)
+        } catch {
+            throw CommandFailure("--service-account \(serviceAccountFile): \(error)")
+        }
+        return RegisteredApp(
+            id: appID, credentials: .fcmServiceAccount(json: json, projectID: account.projectID), appKey: appKey)
+    }
+
+    private static func read(_ path: String, option: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("\(option) \(path): cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CommandFailure("\(option) \(path): not a text file")
+        }
+        return text
+    }
+
+    /// Apple's team and key ids are ten uppercase letters and digits.
+    private static func requireAppleIdentifier(_ value: String, option: String) throws {
+        guard value.count == 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else {
+            throw CommandFailure("\(option) \(value) is not an Apple id (10 uppercase letters and digits)")
+        }
+    }
+
+    private static func isValidTopic(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.count <= 255
+            && topic.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+    }
+
+    private static func validAppKey(_ key: String) throws -> String {
+        guard (8...100).contains(key.count),
+            key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        else {
+            throw CommandFailure("--app-key must be 8 to 100 letters, digits, '-' or '_'")
+        }
+        return key
+    }
+}

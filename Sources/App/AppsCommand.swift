@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import PushCore
+
+struct AppsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "Register the apps pushgate pushes for, with their APNs key or FCM service account.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register an app (or update it with --replace).",
+            discussion: """
+                APNs:  pushgate apps add --id ID --platform apns --team-id TEAM --key-id KID --key-file AuthKey_KID.p8 \
+                [--topic T] [--push-type alert|voip|background] [--sandbox] [--app-key K]
+                FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The id clients name the app by (Acrobits AppId, cospace application_id, …).") var id: String
+        @Option(help: "apns or fcm.") var platform: String
+        @Option(name: .customLong("team-id"), help: "APNs: the Apple developer team id (10 characters).") var teamID: String?
+        @Option(name: .customLong("key-id"), help: "APNs: the id of the .p8 signing key (10 characters).") var keyID: String?
+        @Option(name: .customLong("key-file"), help: "APNs: the .p8 key file Apple issued.") var keyFile: String?
+        @Option(help: "APNs: the topic (bundle id; <bundle>.voip for PushKit). Default: the app id.") var topic: String?
+        @Option(name: .customLong("push-type"), help: "APNs: alert, voip or background. Default: alert.") var pushType: String?
+        @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
+        @Option(name: .customLong("service-account"), help: "FCM: the service account JSON file.") var serviceAccount: String?
+        @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key its clients present.") var appKey: String?
+        @Flag(help: "Update the app if it is registered already.") var replace = false
+
+        func run() throws {
+            let request = AppRegistration(
+                id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
+                pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey)
+            let app = try request.validated()
+            let store = try Runtime(global).openStore()
+            do {
+                try store.addApp(app, replacing: replace)
+            } catch let error as AppCatalogError {
+                throw CommandFailure(error.description)
+            }
+            print("\(replace ? "registered (replacing)" : "registered") \(app.platform.rawValue) app \(app.id)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List registered apps (no secrets are printed).")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let apps = try Runtime(global).openStore().apps()
+            if apps.isEmpty {
+                print("no apps registered")
+                return
+            }
+            var rows = [["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY"]]
+            for app in apps {
+                rows.append([
+                    app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
+                    app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
+                    app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
+                ])
+            }
+            print(TextTable.render(rows))
+        }
+
+        static func credentialSummary(_ credentials: AppCredentials) -> String {
+            switch credentials {
+            case .apnsToken(let teamID, let keyID, _): return "p8 team=\(teamID) key=\(keyID)"
+            case .apnsCertificate: return "certificate"
+            case .fcmServiceAccount(_, let projectID): return "service-account project=\(projectID)"
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an app (its devices stay until they are pruned).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The app's id.") var id: String
+
+        func run() throws {
+            guard let appID = AppID(id) else { throw CommandFailure("\(id) is not a valid app id") }
+            guard try Runtime(global).openStore().removeApp(id: appID) else {
+                throw CommandFailure("no app with id \(id) is registered")
+            }
+            print("removed app \(id)")
+        }
+    }
+}
+
+/// Column-aligned plain text for terminal listings.
+enum TextTable {
+    static func render(_ rows: [[String]]) -> String {
+        guard let columns = rows.map(\.count).max() else { return "" }
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

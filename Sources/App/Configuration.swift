@@ -1,0 +1,173 @@
+import Logging
+
+/// Everything an operator can set. Each key is read from the config file and from the
+/// environment under the same `PUSHGATE_*` name; the environment wins. `settings` below is the
+/// one list of keys, their meaning and how each is parsed: the README's table follows it.
+public struct Configuration: Sendable {
+    public var database = "var/pushgate.sqlite"
+    public var httpPort = 8080
+    public var socket = "var/run/pushgate.sock"
+    public var socketMode: UInt16 = 0o666
+    public var threads = 16
+    public var maxBodyBytes = 1_048_576
+    public var sqlDirectory: String? = nil
+    public var databaseSynchronous = DatabaseSynchronous.normal
+    public var databaseBusyTimeoutMilliseconds = 5000
+    public var logLevel = Logger.Level.info
+    public var apnsURL = "https://api.push.apple.com"
+    public var apnsSandboxURL = "https://api.sandbox.push.apple.com"
+    public var fcmURL = "https://fcm.googleapis.com"
+    public var caFile: String? = nil
+    public var fcmSenderID: String? = nil
+    public var cospaceFCMApp: String? = nil
+    public var bridgeAPNsApp: String? = nil
+    public var bridgeFCMApp: String? = nil
+
+    public init() {}
+
+    /// How hard SQLite works to survive power loss. `normal` (WAL) survives any crash of
+    /// pushgate itself; `full` also survives the machine losing power, at an fsync per write.
+    public enum DatabaseSynchronous: String, Sendable, CaseIterable {
+        case normal, full
+    }
+
+    /// One configuration key.
+    public struct Setting: Sendable {
+        public let name: String
+        public let meaning: String
+        let apply: @Sendable (inout Configuration, String) throws(ConfigurationError) -> Void
+        let show: @Sendable (Configuration) -> String?
+    }
+
+    public static let settings: [Setting] = [
+        .text("PUSHGATE_DB", "SQLite database path", \.database),
+        .integer("PUSHGATE_HTTP_PORT", "the port nginx listens on (scripts/run)", \.httpPort, 1...65535),
+        .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),
+        Setting(
+            name: "PUSHGATE_SOCKET_MODE", meaning: "file mode of the FastCGI socket, octal",
+            apply: { config, value throws(ConfigurationError) in
+                guard let mode = UInt16(value, radix: 8), mode <= 0o777 else {
+                    throw .invalid(key: "PUSHGATE_SOCKET_MODE", value: value, expected: "an octal file mode such as 0660")
+                }
+                config.socketMode = mode
+            },
+            show: { "0" + String($0.socketMode, radix: 8) }),
+        .integer("PUSHGATE_THREADS", "FastCGI accept threads (each with its own database connection)", \.threads, 1...512),
+        .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
+        .optionalText("PUSHGATE_SQL_DIR", "directory of the schema migrations (found next to the executable or checkout when unset)", \.sqlDirectory),
+        .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),
+        .integer("PUSHGATE_DB_BUSY_TIMEOUT_MS", "how long a write waits for another writer before failing", \.databaseBusyTimeoutMilliseconds, 0...600_000),
+        Setting(
+            name: "PUSHGATE_LOG_LEVEL", meaning: "trace, debug, info, notice, warning, error or critical",
+            apply: { config, value throws(ConfigurationError) in
+                guard let level = Logger.Level(rawValue: value.lowercased()) else {
+                    throw .invalid(key: "PUSHGATE_LOG_LEVEL", value: value, expected: "one of trace, debug, info, notice, warning, error, critical")
+                }
+                config.logLevel = level
+            },
+            show: { $0.logLevel.rawValue }),
+        .text("PUSHGATE_APNS_URL", "APNs production endpoint", \.apnsURL),
+        .text("PUSHGATE_APNS_SANDBOX_URL", "APNs sandbox endpoint", \.apnsSandboxURL),
+        .text("PUSHGATE_FCM_URL", "FCM v1 endpoint (the OAuth token URL comes from the service account)", \.fcmURL),
+        .optionalText("PUSHGATE_CA_FILE", "extra CA bundle trusted for upstream TLS, besides the system's", \.caFile),
+        .optionalText("PUSHGATE_FCM_SENDER_ID", "the sender_id cospace GET /api/push shows", \.fcmSenderID),
+        .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
+        .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),
+        .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
+    ]
+
+    /// The file's keys, then the environment's `PUSHGATE_*` variables over them. Unknown keys
+    /// are returned as warnings; a value of the wrong type is an error naming the key.
+    public static func load(
+        file: ConfigurationFile?, environment: [String: String]
+    ) throws(ConfigurationError) -> (Configuration, warnings: [String]) {
+        var configuration = Configuration()
+        var warnings: [String] = []
+        let known = Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0) })
+        for entry in file?.entries ?? [] {
+            guard let setting = known[entry.key] else {
+                warnings.append("\(file!.path):\(entry.line): unknown key \(entry.key) ignored")
+                continue
+            }
+            try setting.apply(&configuration, entry.value)
+        }
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("PUSHGATE_") {
+            guard let setting = known[name] else {
+                if name != "PUSHGATE_CONFIG" { warnings.append("unknown environment variable \(name) ignored") }
+                continue
+            }
+            try setting.apply(&configuration, value)
+        }
+        return (configuration, warnings)
+    }
+
+    /// Every key with its effective value, for the start-up log and `pushgate config`. No
+    /// value here is a secret: credentials live in the database, not in the configuration.
+    public var summary: [(name: String, value: String)] {
+        Self.settings.map { ($0.name, $0.show(self) ?? "(unset)") }
+    }
+}
+
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case invalid(key: String, value: String, expected: String)
+    case unreadableFile(path: String, reason: String)
+    case malformedLine(path: String, line: Int)
+
+    public var description: String {
+        switch self {
+        case .invalid(let key, let value, let expected):
+            return "configuration \(key)=\(value) is invalid: expected \(expected)"
+        case .unreadableFile(let path, let reason):
+            return "cannot read configuration file \(path): \(reason)"
+        case .malformedLine(let path, let line):
+            return "\(path):\(line): expected KEY = value"
+        }
+    }
+}
+
+extension Configuration.Setting {
+    static func text(_ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String> & Sendable) -> Self {
+        Self(
+            name: name, meaning: meaning,
+            apply: { config, value throws(ConfigurationError) in
+                guard !value.isEmpty else { throw .invalid(key: name, value: value, expected: "a non-empty value") }
+                config[keyPath: path] = value
+            },
+            show: { $0[keyPath: path] })
+    }
+
+    static func optionalText(_ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String?> & Sendable) -> Self {
+        Self(
+            name: name, meaning: meaning,
+            apply: { config, value in config[keyPath: path] = value.isEmpty ? nil : value },
+            show: { $0[keyPath: path] })
+    }
+
+    static func integer(
+        _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Int> & Sendable, _ range: ClosedRange<Int>
+    ) -> Self {
+        Self(
+            name: name, meaning: meaning,
+            apply: { config, value throws(ConfigurationError) in
+                guard let number = Int(value), range.contains(number) else {
+                    throw .invalid(key: name, value: value, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                config[keyPath: path] = number
+            },
+            show: { String($0[keyPath: path]) })
+    }
+
+    static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Choice> & Sendable
+    ) -> Self where Choice.RawValue == String {
+        Self(
+            name: name, meaning: meaning,
+            apply: { config, value throws(ConfigurationError) in
+                guard let choice = Choice(rawValue: value.lowercased()) else {
+                    throw .invalid(key: name, value: value, expected: "one of " + Choice.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                config[keyPath: path] = choice
+            },
+            show: { $0[keyPath: path].rawValue })
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Apply pending schema migrations to PUSHGATE_DB.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let runtime = try Runtime(global)
+        let applied = try runtime.migrate()
+        if applied.isEmpty {
+            print("schema is up to date (\(runtime.configuration.database))")
+        } else {
+            for name in applied { print("applied \(name)") }
+        }
+    }
+}

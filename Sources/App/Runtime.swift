@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import PushStore
+
+/// What a command needs to start: the effective configuration, a logger, and the store.
+struct Runtime {
+    let configuration: Configuration
+    let logger: Logger
+
+    init(_ options: GlobalOptions, label: String = "pushgate") throws {
+        let environment = ProcessInfo.processInfo.environment
+        let file = try (options.config ?? environment["PUSHGATE_CONFIG"]).map { path throws in
+            try ConfigurationFile(path: path)
+        }
+        let (configuration, warnings) = try Configuration.load(file: file, environment: environment)
+        self.configuration = configuration
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: label)
+        logger.logLevel = level
+        self.logger = logger
+        for warning in warnings {
+            logger.warning("\(warning)")
+        }
+    }
+
+    /// The schema migrations: PUSHGATE_SQL_DIR, or the `sql/` folder found beside the
+    /// executable (an install) or above it (a checkout's `.build/…/pushgate`).
+    func migrationsDirectory() throws -> URL {
+        if let configured = configuration.sqlDirectory {
+            return URL(fileURLWithPath: configured, isDirectory: true)
+        }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var candidates: [URL] = [executable.deletingLastPathComponent().appendingPathComponent("../share/pushgate/sql")]
+        var directory = executable.deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(directory.appendingPathComponent("sql"))
+            directory = directory.deletingLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("sql"))
+        for candidate in candidates {
+            let first = candidate.appendingPathComponent("0001_initial.sql").standardizedFileURL
+            if FileManager.default.fileExists(atPath: first.path) {
+                return candidate.standardizedFileURL
+            }
+        }
+        throw CommandFailure("cannot find the schema migrations (sql/0001_initial.sql); set PUSHGATE_SQL_DIR")
+    }
+
+    /// Applies pending migrations, returning the names of those applied now.
+    @discardableResult
+    func migrate() throws -> [String] {
+        try makeParentDirectory(of: configuration.database)
+        let database = try Database(
+            path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
+            synchronous: synchronous)
+        return try Migrator.migrate(database: database, directory: migrationsDirectory())
+    }
+
+    /// A store on its own connection, with the schema brought up to date first. Stores of one
+    /// process share `writeGate`, so their writers queue in-process instead of spinning on
+    /// SQLite's lock.
+    func openStore(migrating: Bool = true, writeGate: WriteGate = WriteGate()) throws -> SQLiteStore {
+        if migrating { try migrate() }
+        return try SQLiteStore(
+            path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
+            synchronous: synchronous, writeGate: writeGate)
+    }
+
+    private var synchronous: Database.Synchronous {
+        switch configuration.databaseSynchronous {
+        case .normal: return .normal
+        case .full: return .full
+        }
+    }
+
+    private func makeParentDirectory(of path: String) throws {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    }
+}

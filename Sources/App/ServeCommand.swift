@@ -1,0 +1,40 @@
+import ArgumentParser
+import FastCGI
+import Foundation
+import PushCore
+import PushStore
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the FastCGI responder on PUSHGATE_SOCKET (nginx in front; see scripts/run).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let runtime = try Runtime(global)
+        let configuration = runtime.configuration
+        let logger = runtime.logger
+        let applied = try runtime.migrate()
+        for name in applied { logger.info("applied migration \(name)") }
+        for (name, value) in configuration.summary {
+            logger.debug("config \(name)=\(value)")
+        }
+        let server = FastCGIServer(
+            configuration: FastCGIConfiguration(
+                socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
+                threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes))
+        logger.info(
+            "serving on \(configuration.socket) with \(configuration.threads) threads, database \(configuration.database)")
+        // Each responder thread gets its own database connection: SQLite connections are not
+        // shared between threads, and WAL lets the readers run beside the one writer.
+        // nginx closes its side when a client goes away mid-request; writing the answer must
+        // then fail with EPIPE, not kill the process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let writeGate = WriteGate()
+        try server.run(
+            makeHandler: { _ in Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate)) },
+            logger: logger)
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,42 @@
+/// How the FastCGI edge listens and what it accepts: everything `FastCGIServer` needs, with defaults.
+public struct FastCGIConfiguration: Sendable, Equatable {
+    /// The Unix socket nginx connects to (`fastcgi_pass unix:PATH`). Its parent directory is
+    /// created when missing. libfcgi reads `HOST:PORT` as TCP, so the path must contain no `:`.
+    public var socketPath: String
+
+    /// The socket file's mode. 0o666 because nginx's workers run as another user (`nobody`,
+    /// `www-data`) and must be able to connect; who may reach the socket is decided by the
+    /// permissions of the directories above it, not by the socket file.
+    public var socketMode: UInt32
+
+    /// Threads accepting and answering requests, each with its own `FCGX_Request` and its own
+    /// handler (so its own SQLite connection). A request holds its thread until it is answered.
+    public var threadCount: Int
+
+    /// The largest request body handed to a handler, in bytes; larger ones are answered 413.
+    /// Keep it below nginx's `client_max_body_size` so the client gets pushgate's message.
+    public var maxBodyBytes: Int
+
+    /// The `listen(2)` backlog: connections the kernel queues while every thread is busy.
+    /// A full backlog makes nginx answer 502 at once, so it is generous.
+    public var listenBacklog: Int32
+
+    /// How long stopping waits for requests in flight before it gives up on them, in seconds.
+    public var drainTimeoutSeconds: Double
+
+    public init(
+        socketPath: String,
+        socketMode: UInt32 = 0o666,
+        threadCount: Int = 8,
+        maxBodyBytes: Int = 1_048_576,
+        listenBacklog: Int32 = 1024,
+        drainTimeoutSeconds: Double = 5
+    ) {
+        self.socketPath = socketPath
+        self.socketMode = socketMode
+        self.threadCount = threadCount
+        self.maxBodyBytes = maxBodyBytes
+        self.listenBacklog = listenBacklog
+        self.drainTimeoutSeconds = drainTimeoutSeconds
+    }
+}

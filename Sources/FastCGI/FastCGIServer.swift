@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import PushCore
+
+/// The FastCGI responder nginx talks to: a Unix socket and N threads that each accept a
+/// request, hand it to their own handler and write the answer back.
+///
+/// `run` serves until SIGTERM, SIGINT or SIGHUP; `start` and `stop` do the same for callers
+/// that own the process's signals themselves, such as tests.
+public final class FastCGIServer: @unchecked Sendable {
+    // @unchecked: the mutable state below is guarded by `lock`; `stopLock` serialises stopping.
+    public let configuration: FastCGIConfiguration
+    private let group = WorkerGroup()
+    private let lock = NSLock()
+    private let stopLock = NSLock()
+    private var listener: ListeningSocket?
+    private var started = false
+    private var stopped = false
+    private var logger: Logger?
+    /// The thread in `run` waiting for a signal, so that `stop` can wake it.
+    private var waiter: pthread_t?
+    private var stopWasRequested = false
+
+    /// Configures the server; nothing is opened until `start` or `run`.
+    public init(configuration: FastCGIConfiguration) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and the threads it starts later.
+    /// `run` does this itself; call it first thing in `main` when other threads (delivery,
+    /// outbox) start before `run`, or a signal could land on one of them and end the process
+    /// without removing the socket.
+    public static func blockTerminationSignals() {
+        TerminationSignals.blockInCallingThread()
+    }
+
+    /// Serves until SIGTERM, SIGINT or SIGHUP (or `stop()` from another thread), then stops:
+    /// no new requests, requests in flight get up to `drainTimeoutSeconds`, the socket file goes.
+    /// Throws what `start` throws.
+    public func run(makeHandler: (Int) throws -> any RequestHandler, logger: Logger) throws {
+        TerminationSignals.blockInCallingThread()
+        lock.lock()
+        let alreadyStopping = stopped || stopWasRequested
+        if !alreadyStopping { waiter = pthread_self() }
+        lock.unlock()
+        if alreadyStopping { return }
+
+        do {
+            try start(makeHandler: makeHandler, logger: logger)
+        } catch {
+            lock.lock()
+            waiter = nil
+            lock.unlock()
+            throw error
+        }
+        let signal = TerminationSignals.wait()
+
+        lock.lock()
+        waiter = nil
+        let fromStop = stopWasRequested
+        lock.unlock()
+        if !fromStop {
+            logger.notice("received \(TerminationSignals.name(signal)): stopping")
+        }
+        stop()
+    }
+
+    /// Opens the socket and starts the accept threads, then returns.
+    /// - Parameter makeHandler: called once per thread index, here on the calling thread and
+    ///   before any request is served, so each thread has its own handler (and its own SQLite
+    ///   connection).
+    /// - Throws: `FastCGIError.alreadyServing` if another responder accepts on the socket path,
+    ///   `.notASocket` if another kind of file is in the way, `.invalidSocketPath`, `.system`;
+    ///   `.handlerCreationFailed` if `makeHandler` throws (the socket is then closed again).
+    public func start(makeHandler: (Int) throws -> any RequestHandler, logger: Logger) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !started, !stopped else { throw FastCGIError.alreadyStarted }
+
+        let listener = try ListeningSocket.open(configuration)
+        let count = max(1, configuration.threadCount)
+        var handlers: [any RequestHandler] = []
+        for index in 0..<count {
+            do {
+                handlers.append(try makeHandler(index))
+            } catch {
+                listener.removeFile()
+                listener.close()
+                throw FastCGIError.handlerCreationFailed(thread: index, reason: "\(error)")
+            }
+        }
+        self.listener = listener
+        self.logger = logger
+        started = true
+        let limit = BodyLimit(maxBytes: configuration.maxBodyBytes)
+        for (index, handler) in handlers.enumerated() {
+            let worker = Worker(
+                index: index, listener: listener.descriptor, handler: handler, limit: limit, logger: logger,
+                group: group)
+            group.threadStarted()
+            let thread = Thread { [group] in
+                worker.run()
+                group.threadFinished()
+            }
+            thread.name = "fastcgi-\(index)"
+            thread.start()
+        }
+        logger.info(
+            "FastCGI listening on \(configuration.socketPath): \(count) threads, bodies up to \(configuration.maxBodyBytes) bytes")
+    }
+
+    /// Stops serving: no new requests, requests in flight get up to `drainTimeoutSeconds`, the
+    /// socket file is removed (if it is still ours). Wakes a thread waiting in `run`. Safe to
+    /// call more than once, before `start`, and from any thread.
+    public func stop() {
+        lock.lock()
+        stopWasRequested = true
+        let runThread = waiter
+        lock.unlock()
+        if let runThread, pthread_equal(runThread, pthread_self()) == 0 {
+            // The thread in `run` has SIGTERM blocked and waits for it: this wakes that thread
+            // alone, not the process.
+            pthread_kill(runThread, SIGTERM)
+        }
+
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        lock.lock()
+        let wasStopped = stopped
+        stopped = true
+        let listener = self.listener
+        let logger = self.logger
+        lock.unlock()
+        guard !wasStopped, let listener else { return }
+
+        // libfcgi's own FCGX_ShutdownPending is not used: its flag is process-wide and can
+        // never be cleared, so no server in this process could accept again.
+        group.requestStop()
+        listener.removeFile()
+        listener.shutDown()
+        if group.waitForThreads(seconds: configuration.drainTimeoutSeconds) {
+            listener.close()
+            logger?.info("FastCGI server stopped")
+        } else {
+            // Closing the descriptor under a thread still using it could hand its number to an
+            // unrelated file; the process is on its way out anyway.
+            logger?.warning(
+                "FastCGI server stopped with \(group.runningThreads) requests still running after \(configuration.drainTimeoutSeconds) s")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import PushCore
+
+/// The one line logged per request. The query string is left out: Token Reporter URLs and
+/// PBX scripts put passwords and tokens there.
+enum RequestLogLine {
+    /// Paths longer than this are cut, so a hostile URL cannot make a huge log line.
+    static let maxPathCharacters = 200
+
+    static func message(method: String, path: String, status: Int, nanoseconds: UInt64, note: String?) -> String {
+        let shownPath =
+            path.count > maxPathCharacters ? String(path.prefix(maxPathCharacters)) + "…" : path
+        var line = "\(method) \(shownPath) \(status) \(milliseconds(nanoseconds)) ms"
+        if let note, !note.isEmpty { line += ": \(note)" }
+        return line
+    }
+
+    /// Milliseconds with two decimals (`0.42`, `12.30`), without Foundation's `String(format:)`.
+    static func milliseconds(_ nanoseconds: UInt64) -> String {
+        let hundredths = (nanoseconds + 5_000) / 10_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

@@ -1,0 +1,83 @@
+import PushCore
+
+/// The SQL of `acrobits_accounts`: which device each (selector, channel) pushes to.
+enum AcrobitsAccountTable {
+    private static let linksSQL = "SELECT channel, device_id FROM acrobits_accounts WHERE selector = ?"
+    private static let upsertSQL = """
+        INSERT INTO acrobits_accounts (selector, channel, username, device_id, updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5)
+        ON CONFLICT (selector, channel) DO UPDATE SET
+            username = COALESCE(excluded.username, acrobits_accounts.username),
+            device_id = excluded.device_id,
+            updated_at = excluded.updated_at
+        """
+    private static let deleteSQL = "DELETE FROM acrobits_accounts WHERE selector = ? RETURNING device_id"
+    private static let ownersSQL = """
+        SELECT device_id, selector, channel, username
+        FROM acrobits_accounts
+        ORDER BY device_id, selector, channel
+        """
+
+    /// The device each channel of `selector` links to now.
+    static func links(selector: String, in database: Database) throws -> [AcrobitsChannel: Int64] {
+        try database.withStatement(linksSQL) { row in
+            try row.bind(selector, at: 1)
+            var links: [AcrobitsChannel: Int64] = [:]
+            while try row.step() {
+                links[try channel(row, column: 0, selector: selector)] = row.int64(1)
+            }
+            return links
+        }
+    }
+
+    /// Links (selector, channel) to `deviceID`, replacing what it linked to.
+    static func link(
+        selector: String, channel: AcrobitsChannel, username: String?, deviceID: Int64, now: Int64,
+        in database: Database
+    ) throws {
+        try database.withStatement(upsertSQL) { statement in
+            try statement.bind(selector, at: 1)
+            try statement.bind(channel.rawValue, at: 2)
+            try statement.bind(username, at: 3)
+            try statement.bind(deviceID, at: 4)
+            try statement.bind(now, at: 5)
+            try statement.run()
+        }
+    }
+
+    /// Removes every channel of `selector`; returns the device id of each link removed.
+    static func delete(selector: String, in database: Database) throws -> [Int64] {
+        try database.withStatement(deleteSQL) { row in
+            try row.bind(selector, at: 1)
+            var deviceIDs: [Int64] = []
+            while try row.step() {
+                deviceIDs.append(row.int64(0))
+            }
+            return deviceIDs
+        }
+    }
+
+    /// Every account link as a device owner, by device id.
+    static func owners(in database: Database) throws -> [Int64: [DeviceOwner]] {
+        try database.withStatement(ownersSQL) { row in
+            var owners: [Int64: [DeviceOwner]] = [:]
+            while try row.step() {
+                let selector = row.string(1) ?? ""
+                let owner = DeviceOwner.acrobitsAccount(
+                    selector: selector, channel: try channel(row, column: 2, selector: selector),
+                    username: row.string(3))
+                owners[row.int64(0), default: []].append(owner)
+            }
+            return owners
+        }
+    }
+
+    private static func channel(_ row: Statement, column: Int32, selector: String) throws -> AcrobitsChannel {
+        let raw = row.string(column)
+        guard let channel = raw.flatMap(AcrobitsChannel.init(rawValue:)) else {
+            throw StoredValueError(
+                table: "acrobits_accounts", column: "channel", value: raw ?? "NULL", rowKey: selector)
+        }
+        return channel
+    }
+}

@@ -1,0 +1,130 @@
+import PushCore
+
+/// The SQL of `apps`, and the mapping between its rows and `RegisteredApp`.
+enum AppTable {
+    private static let columns = """
+        id, platform, apns_team_id, apns_key_id, apns_private_key_pem, apns_certificate_pem,
+        apns_certificate_key_pem, fcm_service_account_json, fcm_project_id, apns_topic,
+        apns_push_type, sandbox, app_key
+        """
+    private static let existsSQL = "SELECT 1 FROM apps WHERE id = ?"
+    // One statement for add and replace: created_at survives a replace.
+    private static let upsertSQL = """
+        INSERT INTO apps (\(columns), created_at, updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+        ON CONFLICT (id) DO UPDATE SET
+            platform = excluded.platform,
+            apns_team_id = excluded.apns_team_id,
+            apns_key_id = excluded.apns_key_id,
+            apns_private_key_pem = excluded.apns_private_key_pem,
+            apns_certificate_pem = excluded.apns_certificate_pem,
+            apns_certificate_key_pem = excluded.apns_certificate_key_pem,
+            fcm_service_account_json = excluded.fcm_service_account_json,
+            fcm_project_id = excluded.fcm_project_id,
+            apns_topic = excluded.apns_topic,
+            apns_push_type = excluded.apns_push_type,
+            sandbox = excluded.sandbox,
+            app_key = excluded.app_key,
+            updated_at = excluded.updated_at
+        """
+    private static let selectOneSQL = "SELECT \(columns) FROM apps WHERE id = ?"
+    private static let selectAllSQL = "SELECT \(columns) FROM apps ORDER BY id"
+    private static let deleteSQL = "DELETE FROM apps WHERE id = ?"
+
+    static func exists(_ id: AppID, in database: Database) throws -> Bool {
+        try database.withStatement(existsSQL) {
+            try $0.bind(id.rawValue, at: 1)
+            return try $0.step()
+        }
+    }
+
+    /// Inserts `app`, or updates the row of its id.
+    static func upsert(_ app: RegisteredApp, now: Int64, in database: Database) throws {
+        try database.withStatement(upsertSQL) { statement in
+            try statement.bind(app.id.rawValue, at: 1)
+            try statement.bind(app.platform.rawValue, at: 2)
+            // Exactly one kind of credential per row (the table's CHECK): the others stay NULL.
+            switch app.credentials {
+            case .apnsToken(let teamID, let keyID, let privateKeyPEM):
+                try statement.bind(teamID, at: 3)
+                try statement.bind(keyID, at: 4)
+                try statement.bind(privateKeyPEM, at: 5)
+            case .apnsCertificate(let certificatePEM, let privateKeyPEM):
+                try statement.bind(certificatePEM, at: 6)
+                try statement.bind(privateKeyPEM, at: 7)
+            case .fcmServiceAccount(let json, let projectID):
+                try statement.bind(json, at: 8)
+                try statement.bind(projectID, at: 9)
+            }
+            try statement.bind(app.apnsTopic, at: 10)
+            try statement.bind(app.apnsPushType?.rawValue, at: 11)
+            try statement.bind(app.sandbox, at: 12)
+            try statement.bind(app.appKey, at: 13)
+            try statement.bind(now, at: 14)
+            try statement.run()
+        }
+    }
+
+    static func app(id: AppID, in database: Database) throws -> RegisteredApp? {
+        try database.withStatement(selectOneSQL) { statement in
+            try statement.bind(id.rawValue, at: 1)
+            return try statement.step() ? try decode(statement) : nil
+        }
+    }
+
+    static func apps(in database: Database) throws -> [RegisteredApp] {
+        try database.withStatement(selectAllSQL) { statement in
+            var apps: [RegisteredApp] = []
+            while try statement.step() {
+                apps.append(try decode(statement))
+            }
+            return apps
+        }
+    }
+
+    /// True when there was an app of that id.
+    static func delete(id: AppID, in database: Database) throws -> Bool {
+        try database.withStatement(deleteSQL) {
+            try $0.bind(id.rawValue, at: 1)
+            try $0.run()
+        }
+        return database.changes > 0
+    }
+
+    /// Reads the current row of a statement that selected `columns`.
+    private static func decode(_ row: Statement) throws -> RegisteredApp {
+        let rawID = row.string(0) ?? ""
+        func invalid(_ column: String, _ value: String?) -> StoredValueError {
+            StoredValueError(table: "apps", column: column, value: value ?? "NULL", rowKey: rawID)
+        }
+        guard let id = AppID(rawID) else { throw invalid("id", rawID) }
+
+        let credentials: AppCredentials
+        switch row.string(1) {
+        case Platform.apns.rawValue:
+            if let teamID = row.string(2), let keyID = row.string(3), let key = row.string(4) {
+                credentials = .apnsToken(teamID: teamID, keyID: keyID, privateKeyPEM: key)
+            } else if let certificate = row.string(5), let key = row.string(6) {
+                credentials = .apnsCertificate(certificatePEM: certificate, privateKeyPEM: key)
+            } else {
+                throw invalid("apns_*", "no complete APNs credential")
+            }
+        case Platform.fcm.rawValue:
+            guard let json = row.string(7), let projectID = row.string(8) else {
+                throw invalid("fcm_*", "no complete FCM credential")
+            }
+            credentials = .fcmServiceAccount(json: json, projectID: projectID)
+        case let other:
+            throw invalid("platform", other)
+        }
+
+        var pushType: APNsPushType?
+        if let rawPushType = row.string(10) {
+            guard let parsed = APNsPushType(rawValue: rawPushType) else { throw invalid("apns_push_type", rawPushType) }
+            pushType = parsed
+        }
+        return RegisteredApp(
+            id: id, credentials: credentials, apnsTopic: row.string(9), apnsPushType: pushType,
+            sandbox: row.bool(11) ?? false, appKey: row.string(12))
+    }
+}

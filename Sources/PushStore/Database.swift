@@ -1,0 +1,139 @@
+import CSQLite
+
+/// One SQLite connection, configured the way pushgate needs it (WAL, foreign keys, a busy
+/// timeout), with a cache of prepared statements. Not thread-safe by design: each thread
+/// (each FastCGI worker) has its own connection, so SQLite's own mutex is left off.
+public final class Database {
+    /// How hard SQLite pushes commits to disk (`PRAGMA synchronous`).
+    public enum Synchronous: String, Sendable, CaseIterable {
+        /// In WAL mode a power loss may lose the last commits but never corrupts: the usual
+        /// choice for a token store, where a lost report is repeated by the phone.
+        case normal = "NORMAL"
+        /// Every commit is on disk before it returns.
+        case full = "FULL"
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    /// How long a writer waits for another connection's write lock (`PRAGMA busy_timeout`
+    /// reads 0: the wait is `BusyWait`'s, not SQLite's built-in one).
+    public let busyTimeoutMilliseconds: Int
+    /// The connection's busy handler; SQLite points at it unretained, so it lives here.
+    private let busyWait: BusyWait
+    /// Prepared statements by SQL text, so that hot paths prepare each statement once.
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (creating it if needed) the database at `path`.
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: how long a writer waits for another connection's write
+    ///     lock before failing with `SQLITE_BUSY`.
+    public init(path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Synchronous = .normal) throws {
+        var connection: OpaquePointer?
+        // NOMUTEX: a connection is only ever used by one thread at a time (the store's lock
+        // makes sure), so SQLite's per-call mutex would be pure cost.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            var error = DatabaseError(code: code, connection: connection, sql: nil)
+            error.message += " (opening \(path))"
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        handle = connection
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        busyWait = BusyWait(timeoutMilliseconds: busyTimeoutMilliseconds)
+        // From here on a throw runs deinit, which closes the connection.
+        sqlite3_extended_result_codes(handle, 1)
+        // Set before switching to WAL: that switch itself may wait for other connections.
+        busyWait.install(on: handle)
+        // WAL: readers never block the writer nor the writer the readers, and a commit is one
+        // append. The mode is stored in the file; asking again on an open is a cheap no-op.
+        try execute("PRAGMA journal_mode = WAL")
+        // Off by default in SQLite, per connection: the schema's ON DELETE CASCADE needs it.
+        try execute("PRAGMA foreign_keys = ON")
+        // A PRAGMA value cannot be bound; it comes from the enum, never from input.
+        try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+    }
+
+    deinit {
+        // Finalize cached statements first; close_v2 defers the close until any statement
+        // still held elsewhere is finalized too, instead of failing.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs `script`: one or more statements without parameters (migrations, PRAGMAs).
+    public func execute(_ script: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, script, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw DatabaseError(
+                extendedResultCode: sqlite3_extended_errcode(handle),
+                message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)),
+                sql: script
+            )
+        }
+    }
+
+    /// Calls `body` with the prepared statement for `sql`, from the cache when possible, and
+    /// resets it afterwards: a statement left mid-way would keep a read snapshot open.
+    public func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        let statement: Statement
+        switch statements[sql] {
+        case let cached? where !cached.isInUse:
+            statement = cached
+        case nil:
+            statement = try prepare(sql, persistent: true)
+            statements[sql] = statement
+        case _?:
+            // The same SQL is being stepped further up the stack: use a one-off.
+            statement = try prepare(sql, persistent: false)
+        }
+        statement.isInUse = true
+        defer {
+            statement.reset()
+            statement.isInUse = false
+        }
+        return try body(statement)
+    }
+
+    /// Runs one statement, binding nothing and ignoring any rows.
+    public func run(_ sql: String) throws {
+        try withStatement(sql) { try $0.run() }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE (not counting cascades).
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// False between BEGIN and COMMIT/ROLLBACK.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    private func prepare(_ sql: String, persistent: Bool) throws -> Statement {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        // PERSISTENT tells SQLite the statement lives long, so it allocates it accordingly.
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sql.withCString { text -> Int32 in
+            let code = sqlite3_prepare_v3(handle, text, -1, flags, &statement, &tail)
+            // Only the first statement is compiled: text after it would silently not run.
+            if code == SQLITE_OK, let tail, tail.pointee != 0,
+                !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" })
+            {
+                sqlite3_finalize(statement)
+                statement = nil
+                return SQLITE_MISUSE
+            }
+            return code
+        }
+        guard code == SQLITE_OK, let statement else {
+            if code == SQLITE_OK || code == SQLITE_MISUSE {
+                throw DatabaseError(
+                    extendedResultCode: SQLITE_MISUSE, message: "expected exactly one SQL statement", sql: sql)
+            }
+            throw DatabaseError(code: code, connection: handle, sql: sql)
+        }
+        return Statement(handle: statement, sql: sql)
+    }
+}

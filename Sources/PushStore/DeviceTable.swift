@@ -1,0 +1,95 @@
+import PushCore
+
+/// The SQL of `devices`: one row per (app, canonical token), whichever dialect reported it.
+enum DeviceTable {
+    // The platform comes from the app when it is registered and stays NULL otherwise; on a
+    // repeated report only what the client said and the time change.
+    private static let upsertSQL = """
+        INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
+        VALUES (?1, ?2, ?3, (SELECT platform FROM apps WHERE id = ?1), ?4, ?4)
+        ON CONFLICT (app_id, token) DO UPDATE SET
+            reported_token = excluded.reported_token,
+            updated_at = excluded.updated_at
+        RETURNING id
+        """
+    // `IS NOT` skips rows already right, so re-adding an app does not rewrite all its devices.
+    private static let setPlatformSQL = "UPDATE devices SET platform = ?2 WHERE app_id = ?1 AND platform IS NOT ?2"
+    // Every owner table of the schema is listed here: a table that links to devices and is
+    // missing from this list would have its devices deleted under it.
+    private static let deleteIfOwnerlessSQL = """
+        DELETE FROM devices
+        WHERE id = ?1
+            AND NOT EXISTS (SELECT 1 FROM acrobits_accounts WHERE device_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM user_devices WHERE device_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM beams_clients WHERE device_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM bridge_subscriptions WHERE device_id = ?1)
+        """
+    private static let selectAllSQL = """
+        SELECT id, app_id, platform, token, reported_token, sandbox, created_at, updated_at
+        FROM devices
+        ORDER BY app_id, id
+        """
+
+    /// The id of the device for (app, token), created when new.
+    static func upsert(appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: Database)
+        throws -> Int64
+    {
+        try database.withStatement(upsertSQL) { statement in
+            try statement.bind(appID.rawValue, at: 1)
+            try statement.bind(token.bytes, at: 2)
+            try statement.bind(reportedToken, at: 3)
+            try statement.bind(now, at: 4)
+            guard try statement.step() else {
+                // RETURNING yields a row for both the insert and the update.
+                throw DatabaseError.unexpected("the device upsert returned no id", sql: upsertSQL)
+            }
+            return statement.int64(0)
+        }
+    }
+
+    /// Resolves (or, with nil, forgets) the platform of every device of `appID`.
+    static func setPlatform(_ platform: Platform?, appID: AppID, in database: Database) throws {
+        try database.withStatement(setPlatformSQL) {
+            try $0.bind(appID.rawValue, at: 1)
+            try $0.bind(platform?.rawValue, at: 2)
+            try $0.run()
+        }
+    }
+
+    /// Deletes those of `ids` that no owner of any dialect links to any more. Callers pass the
+    /// devices whose links they just removed or moved, inside the same transaction.
+    static func deleteOwnerless(_ ids: some Sequence<Int64>, in database: Database) throws {
+        for id in Set(ids) {
+            try database.withStatement(deleteIfOwnerlessSQL) {
+                try $0.bind(id, at: 1)
+                try $0.run()
+            }
+        }
+    }
+
+    /// Every device, ordered by app then id, without owners (the owner tables fill them in).
+    static func all(in database: Database) throws -> [StoredDevice] {
+        try database.withStatement(selectAllSQL) { row in
+            var devices: [StoredDevice] = []
+            while try row.step() {
+                let id = row.int64(0)
+                func invalid(_ column: String, _ value: String?) -> StoredValueError {
+                    StoredValueError(table: "devices", column: column, value: value ?? "NULL", rowKey: "\(id)")
+                }
+                let rawAppID = row.string(1)
+                guard let appID = rawAppID.flatMap({ AppID($0) }) else { throw invalid("app_id", rawAppID) }
+                var platform: Platform?
+                if let rawPlatform = row.string(2) {
+                    guard let parsed = Platform(rawValue: rawPlatform) else { throw invalid("platform", rawPlatform) }
+                    platform = parsed
+                }
+                devices.append(
+                    StoredDevice(
+                        id: id, appID: appID, platform: platform, token: DeviceToken(bytes: row.blob(3) ?? []),
+                        reportedToken: row.string(4) ?? "", sandbox: row.bool(5), createdAt: row.int64(6),
+                        updatedAt: row.int64(7), owners: []))
+            }
+            return devices
+        }
+    }
+}

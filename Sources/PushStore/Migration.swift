@@ -1,0 +1,72 @@
+import Foundation
+
+/// One schema migration file, `NNNN_name.sql`.
+public struct Migration: Sendable, Equatable {
+    public var version: Int
+    /// The part after the number: `initial` in `0001_initial.sql`.
+    public var name: String
+    public var url: URL
+
+    public var fileName: String { url.lastPathComponent }
+
+    /// Parses a file name; nil when it is not `digits_name.sql`.
+    init?(url: URL) {
+        let fileName = url.lastPathComponent
+        guard fileName.hasSuffix(".sql") else { return nil }
+        let stem = fileName.dropLast(4)
+        guard let underscore = stem.firstIndex(of: "_") else { return nil }
+        let number = stem[..<underscore]
+        let name = stem[stem.index(after: underscore)...]
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }), let version = Int(number), version > 0,
+            !name.isEmpty
+        else { return nil }
+        self.version = version
+        self.name = String(name)
+        self.url = url
+    }
+}
+
+/// A migration the database records as applied.
+public struct AppliedMigration: Sendable, Equatable {
+    public var version: Int
+    public var name: String
+    /// Unix seconds.
+    public var appliedAt: Int64
+}
+
+/// Why migrations were not applied.
+public enum MigrationError: Error, Equatable, CustomStringConvertible {
+    case unreadableDirectory(path: String, reason: String)
+    case noMigrations(path: String)
+    /// A `.sql` file whose name is not `NNNN_name.sql`: probably a typo that would be skipped.
+    case badFileName(String)
+    case duplicateVersion(Int, files: [String])
+    /// Versions must run 1, 2, 3, … without holes: a hole is a migration lost in a merge.
+    case gap(expected: Int, found: String)
+    /// The database was migrated by a newer pushgate than this one.
+    case unknownAppliedVersion(Int, name: String)
+    case unreadableFile(String, reason: String)
+    case failed(file: String, DatabaseError)
+
+    public var description: String {
+        switch self {
+        case .unreadableDirectory(let path, let reason):
+            return "cannot read the migrations directory \(path): \(reason)"
+        case .noMigrations(let path):
+            return "no NNNN_name.sql migrations in \(path)"
+        case .badFileName(let file):
+            return "migration file \(file) is not named NNNN_name.sql"
+        case .duplicateVersion(let version, let files):
+            return "migration version \(version) appears more than once: \(files.joined(separator: ", "))"
+        case .gap(let expected, let found):
+            return "migration version \(expected) is missing (found \(found) next)"
+        case .unknownAppliedVersion(let version, let name):
+            return "the database has migration \(version) (\(name)) applied, which this pushgate does not know: "
+                + "it was migrated by a newer version"
+        case .unreadableFile(let file, let reason):
+            return "cannot read migration \(file): \(reason)"
+        case .failed(let file, let error):
+            return "migration \(file) failed and was rolled back: \(error)"
+        }
+    }
+}

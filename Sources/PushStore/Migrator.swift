@@ -1,0 +1,132 @@
+import Foundation
+
+/// Applies the numbered schema files of `sql/` (`0001_initial.sql`, …) in order, each in its
+/// own transaction, and records each applied version in `schema_migrations`, so that every
+/// start-up and `pushgate migrate` can run it safely.
+public enum Migrator {
+    /// Not itself a migration: it must exist before the first one can be recorded.
+    private static let createTableSQL = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            applied_at INTEGER NOT NULL
+        ) STRICT
+        """
+    private static let tableExistsSQL =
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'"
+    private static let appliedSQL = "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+    private static let isAppliedSQL = "SELECT 1 FROM schema_migrations WHERE version = ?"
+    private static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
+
+    /// The migrations in `directory`, ordered by version. Throws when a `.sql` file is
+    /// misnamed, a version appears twice, or versions do not run 1, 2, 3, … without a hole.
+    public static func migrations(in directory: URL) throws -> [Migration] {
+        let names: [String]
+        do {
+            // By path: on Linux the URL variant lists nothing when `directory` is a symlink.
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw MigrationError.unreadableDirectory(path: directory.path, reason: "\(error)")
+        }
+        var migrations: [Migration] = []
+        for name in names where name.hasSuffix(".sql") {
+            let url = directory.appendingPathComponent(name, isDirectory: false)
+            guard let migration = Migration(url: url) else {
+                throw MigrationError.badFileName(url.lastPathComponent)
+            }
+            migrations.append(migration)
+        }
+        guard !migrations.isEmpty else { throw MigrationError.noMigrations(path: directory.path) }
+        migrations.sort { ($0.version, $0.fileName) < ($1.version, $1.fileName) }
+
+        var expected = 1
+        for (index, migration) in migrations.enumerated() {
+            if index > 0, migrations[index - 1].version == migration.version {
+                let files = migrations.filter { $0.version == migration.version }.map(\.fileName)
+                throw MigrationError.duplicateVersion(migration.version, files: files)
+            }
+            guard migration.version == expected else {
+                throw MigrationError.gap(expected: expected, found: migration.fileName)
+            }
+            expected += 1
+        }
+        return migrations
+    }
+
+    /// What `database` records as applied, by version; empty for a new database.
+    public static func applied(database: Database) throws -> [AppliedMigration] {
+        let hasTable = try database.withStatement(tableExistsSQL) { try $0.step() }
+        guard hasTable else { return [] }
+        return try database.withStatement(appliedSQL) { statement in
+            var applied: [AppliedMigration] = []
+            while try statement.step() {
+                applied.append(
+                    AppliedMigration(
+                        version: Int(statement.int64(0)), name: statement.string(1) ?? "",
+                        appliedAt: statement.int64(2)))
+            }
+            return applied
+        }
+    }
+
+    /// The migrations of `directory` that `database` has not applied yet, in order.
+    public static func pending(database: Database, directory: URL) throws -> [Migration] {
+        let all = try migrations(in: directory)
+        let applied = try applied(database: database)
+        try checkKnown(applied, all)
+        let appliedVersions = Set(applied.map(\.version))
+        return all.filter { !appliedVersions.contains($0.version) }
+    }
+
+    /// Applies every pending migration of `directory`, each in its own transaction, in order;
+    /// returns the file names applied (empty when the schema was up to date). A failing
+    /// migration is rolled back and stops the run; those before it stay applied.
+    @discardableResult
+    public static func migrate(
+        database: Database, directory: URL, now: () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws -> [String] {
+        let pending = try pending(database: database, directory: directory)
+        guard !pending.isEmpty else { return [] }
+        try database.execute(createTableSQL)
+
+        var appliedFiles: [String] = []
+        for migration in pending {
+            let script: String
+            do {
+                script = try String(contentsOf: migration.url, encoding: .utf8)
+            } catch {
+                throw MigrationError.unreadableFile(migration.fileName, reason: "\(error)")
+            }
+            do {
+                let didApply = try database.writeTransaction { () throws -> Bool in
+                    // Checked again under the write lock: another process may have migrated
+                    // since `pending` looked.
+                    let isApplied = try database.withStatement(isAppliedSQL) {
+                        try $0.bind(migration.version, at: 1)
+                        return try $0.step()
+                    }
+                    if isApplied { return false }
+                    try database.execute(script)
+                    try database.withStatement(recordSQL) {
+                        try $0.bind(migration.version, at: 1)
+                        try $0.bind(migration.name, at: 2)
+                        try $0.bind(now(), at: 3)
+                        try $0.run()
+                    }
+                    return true
+                }
+                if didApply { appliedFiles.append(migration.fileName) }
+            } catch let error as DatabaseError {
+                throw MigrationError.failed(file: migration.fileName, error)
+            }
+        }
+        return appliedFiles
+    }
+
+    private static func checkKnown(_ applied: [AppliedMigration], _ known: [Migration]) throws {
+        let knownVersions = Set(known.map(\.version))
+        if let unknown = applied.first(where: { !knownVersions.contains($0.version) }) {
+            throw MigrationError.unknownAppliedVersion(unknown.version, name: unknown.name)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import PushCore
+
+// AppCatalog: the apps operators registered.
+extension SQLiteStore {
+    public func app(id: AppID) throws -> RegisteredApp? {
+        try withDatabase { try AppTable.app(id: id, in: $0) }
+    }
+
+    public func apps() throws -> [RegisteredApp] {
+        try withDatabase { try AppTable.apps(in: $0) }
+    }
+
+    public func addApp(_ app: RegisteredApp, replacing: Bool) throws {
+        let now = clock()
+        try write { database in
+            if !replacing, try AppTable.exists(app.id, in: database) {
+                throw AppCatalogError.duplicateApp(app.id)
+            }
+            try AppTable.upsert(app, now: now, in: database)
+            // Tokens reported before the app was known get their platform now.
+            try DeviceTable.setPlatform(app.platform, appID: app.id, in: database)
+        }
+    }
+
+    public func removeApp(id: AppID) throws -> Bool {
+        try write { database in
+            // Beams clients exist only within their app (the schema cascades them away); their
+            // devices would be left with no owner, so they go too. Other devices stay, with no
+            // platform until the app is added back.
+            let beamsDevices = try BeamsClientTable.deleteClients(appID: id, in: database)
+            let removed = try AppTable.delete(id: id, in: database)
+            try DeviceTable.setPlatform(nil, appID: id, in: database)
+            try DeviceTable.deleteOwnerless(beamsDevices, in: database)
+            return removed
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import PushCore
+
+// DeviceInventory: every device with its owners, for operators.
+extension SQLiteStore {
+    public func devices() throws -> [StoredDevice] {
+        // One snapshot: a device and its owners must come from the same moment.
+        try read { database in
+            let owners = try AcrobitsAccountTable.owners(in: database)
+            var devices = try DeviceTable.all(in: database)
+            for index in devices.indices {
+                devices[index].owners = owners[devices[index].id] ?? []
+            }
+            return devices
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import PushCore
+
+/// The `TokenStore` on one SQLite connection. Each FastCGI thread opens its own instance on
+/// the same file, all sharing one `WriteGate`: WAL lets them read in parallel, and their
+/// write transactions queue on the gate. An instance is meant for one thread at a time; its
+/// lock only makes sharing one safe.
+public final class SQLiteStore: TokenStore, @unchecked Sendable {
+    // @unchecked: `database` is not Sendable; every use of it is inside `lock`.
+    private let database: Database
+    private let lock = NSLock()
+    private let writeGate: WriteGate
+    let clock: @Sendable () -> Int64
+
+    /// Opens (creating if needed) the database at `path`. It does not migrate: call
+    /// `migrate(directory:)` once at start-up, before the threads open their stores.
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: how long a write waits for another process's write lock.
+    ///   - writeGate: pass the same gate to every store of this process on this file; the
+    ///     default, a gate of its own, leaves queueing to SQLite's busy handler alone.
+    ///   - clock: unix seconds for created_at/updated_at; tests pass a fixed one.
+    public init(
+        path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Database.Synchronous = .normal,
+        writeGate: WriteGate = WriteGate(), clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
+    ) throws {
+        database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous)
+        self.writeGate = writeGate
+        self.clock = clock
+    }
+
+    /// Seconds since 1970, the unit of every timestamp column.
+    @Sendable public static func unixTime() -> Int64 {
+        Int64(Date().timeIntervalSince1970)
+    }
+
+    /// Applies the pending migrations of `directory` (the repository's `sql/`); returns the
+    /// file names applied.
+    @discardableResult
+    public func migrate(directory: URL) throws -> [String] {
+        try withDatabase { database in
+            try writeGate.withTurn { try Migrator.migrate(database: database, directory: directory, now: clock) }
+        }
+    }
+
+    /// The migrations of `directory` not applied yet, for `pushgate migrate --dry-run` and checks.
+    public func pendingMigrations(directory: URL) throws -> [Migration] {
+        try withDatabase { try Migrator.pending(database: $0, directory: directory) }
+    }
+
+    /// The migrations the database records as applied.
+    public func appliedMigrations() throws -> [AppliedMigration] {
+        try withDatabase { try Migrator.applied(database: $0) }
+    }
+
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// One write transaction on this store's connection, under its lock.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try withDatabase { database in
+            try writeGate.withTurn { try database.writeTransaction { try body(database) } }
+        }
+    }
+
+    /// One read snapshot on this store's connection, under its lock.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try withDatabase { database in try database.readTransaction { try body(database) } }
+    }
+}

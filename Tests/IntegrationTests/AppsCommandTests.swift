@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// `pushgate apps …` and `tokens list` as an operator runs them, on a fresh database.
+final class AppsCommandTests: XCTestCase {
+    var pushgate: PushgateInstance!
+    let fixtures = PushgateInstance.repository.appendingPathComponent("Tests/PushCryptoTests/Fixtures")
+
+    override func setUpWithError() throws {
+        pushgate = try PushgateInstance()
+    }
+
+    private func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    private func addAPNs(_ extra: [String] = [], key: String = "AuthKey_TEST123456.p8") throws -> PushgateInstance.Output {
+        try pushgate.cli(
+            ["apps", "add", "--id", "com.example.app", "--platform", "apns", "--team-id", "ABCDE12345", "--key-id", "TEST123456",
+             "--key-file", fixture(key)] + extra)
+    }
+
+    func testRegisterListAndRemoveAnAPNsAndAnFCMApp() throws {
+        let apns = try addAPNs(["--topic", "com.example.app.voip", "--push-type", "voip", "--sandbox", "--app-key", "beams-key-1"])
+        XCTAssertEqual(apns.status, 0, apns.stderr)
+        let fcm = try pushgate.cli(["apps", "add", "--id", "com.example.android", "--platform", "fcm", "--service-account", fixture("service-account.json")])
+        XCTAssertEqual(fcm.status, 0, fcm.stderr)
+
+        let list = try pushgate.cli(["apps", "list"])
+        XCTAssertEqual(list.status, 0)
+        XCTAssertTrue(list.stdout.contains("com.example.app"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("p8 team=ABCDE12345 key=TEST123456"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("com.example.app.voip"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("voip"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("service-account project="), list.stdout)
+        XCTAssertFalse(list.stdout.contains("PRIVATE KEY"), "no secrets in the listing")
+
+        let duplicate = try addAPNs()
+        XCTAssertEqual(duplicate.status, 1)
+        XCTAssertTrue(duplicate.stderr.contains("already registered"), duplicate.stderr)
+        XCTAssertEqual(try addAPNs(["--replace"]).status, 0)
+
+        XCTAssertEqual(try pushgate.cli(["apps", "remove", "--id", "com.example.android"]).status, 0)
+        let again = try pushgate.cli(["apps", "remove", "--id", "com.example.android"])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.stderr.contains("no app with id com.example.android"), again.stderr)
+    }
+
+    func testBadCredentialsAreRefusedWithTheReason() throws {
+        let cases: [([String], String)] = [
+            (["--key-file", fixture("rsa-2048.pem")], "not an EC key"),
+            (["--key-file", fixture("ec-p384.p8")], "P-256"),
+            (["--key-file", fixture("not-pem.txt")], "not PEM"),
+            (["--key-file", fixture("missing.p8")], "cannot read"),
+        ]
+        for (extra, message) in cases {
+            let output = try pushgate.cli(
+                ["apps", "add", "--id", "a.b", "--platform", "apns", "--team-id", "ABCDE12345", "--key-id", "TEST123456"] + extra)
+            XCTAssertEqual(output.status, 1, extra.joined(separator: " "))
+            XCTAssertTrue(output.stderr.contains(message), "expected \(message) in \(output.stderr)")
+        }
+        let noKey = try pushgate.cli(["apps", "add", "--id", "a.b", "--platform", "fcm", "--service-account", fixture("service-account-no-private-key.json")])
+        XCTAssertEqual(noKey.status, 1)
+        XCTAssertTrue(noKey.stderr.contains("private_key"), noKey.stderr)
+        let badTeam = try pushgate.cli(
+            ["apps", "add", "--id", "a.b", "--platform", "apns", "--team-id", "abc", "--key-id", "TEST123456", "--key-file", fixture("AuthKey_TEST123456.p8")])
+        XCTAssertTrue(badTeam.stderr.contains("--team-id abc is not an Apple id"), badTeam.stderr)
+        let badPlatform = try pushgate.cli(["apps", "add", "--id", "a.b", "--platform", "wns"])
+        XCTAssertTrue(badPlatform.stderr.contains("--platform must be apns or fcm"), badPlatform.stderr)
+        XCTAssertEqual(try pushgate.cli(["apps", "list"]).stdout, "no apps registered\n")
+    }
+
+    func testEveryCommandHonoursPUSHGATE_DB() throws {
+        XCTAssertEqual(try addAPNs().status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pushgate.database))
+        let migrate = try pushgate.cli(["migrate"])
+        XCTAssertEqual(migrate.stdout, "schema is up to date (\(pushgate.database))\n")
+    }
+
+    func testConfigurationFileAndEnvironment() throws {
+        let file = pushgate.directory.appendingPathComponent("pushgate.conf")
+        try "# test\nPUSHGATE_HTTP_PORT = 9123\nPUSHGATE_THREADS=3\nPUSHGATE_NOPE = 1\n".write(to: file, atomically: true, encoding: .utf8)
+        let port = try pushgate.cli(["config", "get", "PUSHGATE_HTTP_PORT", "--config", file.path])
+        XCTAssertEqual(port.stdout, "9123\n")
+        XCTAssertTrue(port.stderr.contains("unknown key PUSHGATE_NOPE"), port.stderr)
+        // The environment wins over the file.
+        XCTAssertEqual(try pushgate.cli(["config", "get", "PUSHGATE_DB", "--config", file.path]).stdout, pushgate.database + "\n")
+        try "PUSHGATE_THREADS = many\n".write(to: file, atomically: true, encoding: .utf8)
+        let bad = try pushgate.cli(["config", "get", "PUSHGATE_THREADS", "--config", file.path])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("PUSHGATE_THREADS=many is invalid"), bad.stderr)
+    }
+}

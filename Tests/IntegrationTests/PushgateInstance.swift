@@ -1,0 +1,182 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushTesting
+import XCTest
+
+/// A real pushgate for a test: `pushgate serve` on a socket in a temporary folder with the real
+/// nginx in front of it on a free loopback port, started and stopped by the test itself.
+final class PushgateInstance {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    /// `swift test` runs the test bundle from the folder the `pushgate` executable is built in.
+    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("pushgate")
+
+    let directory: URL
+    let port: Int
+    let socket: String
+    let database: String
+    private var serve: Process?
+    private var nginx: Process?
+    private let extraEnvironment: [String: String]
+
+    init(environment: [String: String] = [:]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-it-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // The folder must be traversable by nginx's worker user to reach the socket.
+        chmod(directory.path, 0o755)
+        port = try Self.freePort()
+        socket = directory.appendingPathComponent("run/pushgate.sock").path
+        database = directory.appendingPathComponent("pushgate.sqlite").path
+        extraEnvironment = environment
+    }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
+        environment["PUSHGATE_DB"] = database
+        environment["PUSHGATE_SOCKET"] = socket
+        environment["PUSHGATE_SQL_DIR"] = Self.repository.appendingPathComponent("sql").path
+        environment["PUSHGATE_THREADS"] = "8"
+        for (key, value) in extraEnvironment { environment[key] = value }
+        return environment
+    }
+
+    /// Starts both servers and waits until nginx answers through the responder.
+    func start() throws {
+        let migrate = try cli(["migrate"])
+        guard migrate.status == 0 else { throw Failure("pushgate migrate failed: \(migrate.stderr)") }
+        serve = try launch(Self.executable.path, ["serve"], log: "serve.log")
+        try waitFor("the socket \(socket)") { FileManager.default.fileExists(atPath: self.socket) }
+
+        let prefix = directory.appendingPathComponent("nginx").path
+        let maxBody = Int(extraEnvironment["PUSHGATE_MAX_BODY_BYTES"] ?? "1048576")! * 2
+        let render = try run(
+            Self.repository.appendingPathComponent("scripts/render-nginx").path,
+            [prefix, String(port), socket, String(maxBody)])
+        guard render.status == 0 else { throw Failure("render-nginx failed: \(render.stderr)") }
+        nginx = try launch(
+            "/usr/sbin/nginx", ["-p", prefix, "-c", prefix + "/nginx.conf", "-e", prefix + "/logs/error.log", "-g", "daemon off;"],
+            log: "nginx.log")
+        try waitFor("nginx on port \(port)") { (try? HTTPClient(port: self.port).get("/healthz").status) == 200 }
+    }
+
+    func stop() {
+        if let nginx, nginx.isRunning {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        if let serve, serve.isRunning {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        nginx = nil
+        serve = nil
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var client: HTTPClient { HTTPClient(port: port) }
+
+    /// The responder's log so far, for assertions and failure messages.
+    var serveLog: String {
+        (try? String(contentsOf: directory.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
+    }
+
+    struct Output {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// Runs `pushgate ARGS` against this instance's database.
+    func cli(_ arguments: [String]) throws -> Output {
+        try run(Self.executable.path, arguments)
+    }
+
+    /// `pushgate tokens list --json`, parsed.
+    func storedDevices() throws -> [[String: Any]] {
+        let output = try cli(["tokens", "list", "--json"])
+        guard output.status == 0 else { throw Failure("tokens list failed: \(output.stderr)") }
+        return try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    func run(_ path: String, _ arguments: [String], stdin: String? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let input = Pipe()
+            process.standardInput = input
+            try process.run()
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    private func launch(_ path: String, _ arguments: [String], log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        let logURL = directory.appendingPathComponent(log)
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    private func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return }
+            if let serve, !serve.isRunning { throw Failure("pushgate serve exited while waiting for \(what):\n\(serveLog)") }
+            usleep(20_000)
+        }
+        throw Failure("timed out waiting for \(what):\n\(serveLog)")
+    }
+
+    static func freePort() throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw Failure("no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

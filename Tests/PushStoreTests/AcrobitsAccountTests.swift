@@ -1,0 +1,200 @@
+import Foundation
+import PushCore
+import XCTest
+
+@testable import PushStore
+
+final class AcrobitsAccountTests: StoreTestCase {
+    func testSavesBothChannelsWithUsername() throws {
+        let store = try makeStore()
+        try store.addApp(Fixture.apnsApp, replacing: false)
+        try store.saveAccountTokens(
+            selector: "alice", username: "alice@example.com",
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)])
+
+        let devices = try store.devices()
+        XCTAssertEqual(devices.map(\.token), [Fixture.apnsToken(1), Fixture.apnsToken(2)])
+        XCTAssertEqual(devices.map(\.reportedToken), [Fixture.apnsToken(1).base64, Fixture.apnsToken(2).base64])
+        XCTAssertEqual(devices.map(\.appID), [Fixture.apnsAppID, Fixture.apnsAppID])
+        XCTAssertEqual(devices.map(\.createdAt), [1_700_000_000, 1_700_000_000])
+        XCTAssertEqual(devices.map(\.sandbox), [nil, nil], "devices follow their app")
+        XCTAssertEqual(
+            devices.map(\.owners),
+            [
+                [.acrobitsAccount(selector: "alice", channel: .calls, username: "alice@example.com")],
+                [.acrobitsAccount(selector: "alice", channel: .msgs, username: "alice@example.com")],
+            ])
+    }
+
+    /// A report without a username is like a null token: it erases nothing.
+    func testAReportWithoutUsernameKeepsTheKnownOne() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        XCTAssertEqual(
+            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: nil)])
+        try store.saveAccountTokens(selector: "alice", username: "old", tokens: [Fixture.channelToken(.calls, seed: 1)])
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        XCTAssertEqual(
+            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: "old")]
+        )
+    }
+
+    func testANewTokenReplacesTheOldAndTheOwnerlessDeviceIsDeleted() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)])
+        // Only the calls token changes: msgs keeps its device.
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 3)])
+
+        let devices = try store.devices()
+        XCTAssertEqual(Set(devices.map(\.token)), [Fixture.apnsToken(2), Fixture.apnsToken(3)])
+        XCTAssertEqual(try count("devices", in: try openDatabase()), 2, "the old calls device is gone")
+        XCTAssertEqual(
+            devices.first { $0.token == Fixture.apnsToken(3) }?.owners,
+            [.acrobitsAccount(selector: "alice", channel: .calls, username: nil)])
+    }
+
+    func testTheSameTokenTwiceIsOneDeviceWhoseTimeMoves() throws {
+        let now = Locked<Int64>(1_000)
+        let store = try makeStore(clock: { now.withValue { $0 } })
+        var token = Fixture.channelToken(.calls, seed: 1)
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
+        let first = try XCTUnwrap(try store.devices().first)
+
+        now.withValue { $0 = 2_000 }
+        token.reportedToken = Fixture.apnsToken(1).hex  // same bytes, another spelling
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
+
+        let devices = try store.devices()
+        XCTAssertEqual(devices.count, 1)
+        XCTAssertEqual(devices[0].id, first.id)
+        XCTAssertEqual(devices[0].createdAt, 1_000)
+        XCTAssertEqual(devices[0].updatedAt, 2_000)
+        XCTAssertEqual(devices[0].reportedToken, Fixture.apnsToken(1).hex)
+    }
+
+    func testOneTokenOnBothChannelsIsOneDevice() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 1)])
+        let devices = try store.devices()
+        XCTAssertEqual(devices.count, 1)
+        XCTAssertEqual(devices[0].owners.count, 2)
+    }
+
+    func testTheSameTokenOfAnotherAppIsAnotherDevice() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [
+                Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 1, app: Fixture.fcmAppID),
+            ])
+        XCTAssertEqual(try store.devices().map(\.appID), [Fixture.fcmAppID, Fixture.apnsAppID], "ordered by app")
+    }
+
+    func testChannelsSwappingTokensKeepBothDevices() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)])
+        let before = try store.devices().map(\.id)
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 2), Fixture.channelToken(.msgs, seed: 1)])
+        let after = try store.devices()
+        XCTAssertEqual(after.map(\.id), before, "no device was deleted and recreated")
+        XCTAssertEqual(
+            after.first { $0.token == Fixture.apnsToken(1) }?.owners,
+            [.acrobitsAccount(selector: "alice", channel: .msgs, username: nil)])
+    }
+
+    func testASharedDeviceSurvivesTheRemovalOfOneAccount() throws {
+        let store = try makeStore()
+        for selector in ["alice", "bob"] {
+            try store.saveAccountTokens(
+                selector: selector, username: selector, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        }
+        XCTAssertEqual(try store.devices().count, 1)
+
+        XCTAssertEqual(try store.removeAccount(selector: "alice"), 1)
+        XCTAssertEqual(
+            try store.devices().map(\.owners), [[.acrobitsAccount(selector: "bob", channel: .calls, username: "bob")]])
+
+        // And a shared device survives one of its accounts moving to another token.
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 2)])
+        XCTAssertEqual(Set(try store.devices().map(\.token)), [Fixture.apnsToken(1), Fixture.apnsToken(2)])
+    }
+
+    func testRemoveAccountRemovesBothChannelsAndOwnerlessDevices() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)])
+        try store.saveAccountTokens(selector: "bob", username: nil, tokens: [Fixture.channelToken(.msgs, seed: 3)])
+
+        XCTAssertEqual(try store.removeAccount(selector: "alice"), 2)
+        XCTAssertEqual(try store.devices().map(\.token), [Fixture.apnsToken(3)])
+        XCTAssertEqual(try store.removeAccount(selector: "alice"), 0)
+    }
+
+    func testADeviceWithAnotherDialectsOwnerIsNotDeleted() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        // A bridge subscription on the same device, written as the bridge store will.
+        let database = try openDatabase()
+        try database.execute(
+            """
+            INSERT INTO bridge_subscriptions (device_id, topic_selector, created_at)
+                SELECT id, '?news', 0 FROM devices
+            """)
+
+        XCTAssertEqual(try store.removeAccount(selector: "alice"), 1)
+        XCTAssertEqual(try count("devices", in: database), 1)
+    }
+
+    func testADeadDeviceTakesItsLinksWithIt() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 1)])
+        let database = try openDatabase()
+        try database.execute("DELETE FROM devices")  // as delivery will on a dead token
+        XCTAssertEqual(try count("acrobits_accounts", in: database), 0)
+    }
+
+    func testAFailedSaveLeavesNothing() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(selector: "alice", username: "a", tokens: [Fixture.channelToken(.calls, seed: 1)])
+        // Make the second link of the next save fail, after its devices and first link were written.
+        let database = try openDatabase()
+        try database.execute(
+            """
+            CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts WHEN NEW.channel = 'msgs'
+            BEGIN SELECT RAISE(ABORT, 'refused by test'); END
+            """)
+        let snapshot = try store.devices()
+
+        XCTAssertThrowsError(
+            try store.saveAccountTokens(
+                selector: "alice", username: "b",
+                tokens: [Fixture.channelToken(.calls, seed: 2), Fixture.channelToken(.msgs, seed: 3)])
+        ) { error in
+            XCTAssertTrue("\(error)".contains("refused by test"), "\(error)")
+        }
+        XCTAssertEqual(try store.devices(), snapshot, "the replaced calls link and the new devices rolled back")
+
+        // The store's connection is usable again afterwards.
+        try database.execute("DROP TRIGGER fail_msgs")
+        try store.saveAccountTokens(selector: "alice", username: "b", tokens: [Fixture.channelToken(.msgs, seed: 3)])
+        XCTAssertEqual(try store.devices().count, 2)
+    }
+
+    func testNoTokensIsANoOp() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [])
+        XCTAssertEqual(try store.devices(), [])
+    }
+}

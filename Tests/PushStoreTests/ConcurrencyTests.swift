@@ -1,0 +1,71 @@
+import Foundation
+import PushCore
+import XCTest
+
+@testable import PushStore
+
+final class ConcurrencyTests: StoreTestCase {
+    /// Eight threads, each with its own store on one file, as the FastCGI workers will be:
+    /// BEGIN IMMEDIATE plus the busy handler must queue them, never fail them with SQLITE_BUSY.
+    func testConcurrentWritersOnOneFileNeverFailAndStayConsistent() throws {
+        try runConcurrentWriters(gate: { WriteGate() })
+    }
+
+    /// The same, queued on one shared gate as `serve` wires it.
+    func testConcurrentWritersSharingAWriteGate() throws {
+        let gate = WriteGate()
+        try runConcurrentWriters(gate: { gate })
+    }
+
+    private func runConcurrentWriters(gate makeGate: @escaping @Sendable () -> WriteGate) throws {
+        let threadCount = 8
+        let savesPerThread = 200
+        let selectorCount = 10
+        let path = databasePath
+        _ = try makeStore()  // migrate once, before the workers start, as `serve` does
+
+        let errors = Locked<[String]>([])
+        let done = DispatchGroup()
+        for thread in 0..<threadCount {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    let store = try SQLiteStore(path: path, writeGate: makeGate())
+                    for save in 0..<savesPerThread {
+                        // Overlapping selectors, and tokens that move between accounts, so that
+                        // devices are shared, replaced and deleted under contention.
+                        let selector = "selector-\((thread + save) % selectorCount)"
+                        let seed = UInt8((thread * 7 + save) % 16)
+                        try store.saveAccountTokens(
+                            selector: selector, username: "user-\(thread)",
+                            tokens: [
+                                Fixture.channelToken(.calls, seed: seed), Fixture.channelToken(.msgs, seed: seed &+ 1),
+                            ])
+                        if save % 50 == 25 {
+                            _ = try store.removeAccount(selector: selector)
+                        }
+                    }
+                } catch {
+                    errors.withValue { $0.append("thread \(thread): \(error)") }
+                }
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
+        XCTAssertEqual(errors.withValue { $0 }, [])
+
+        let devices = try makeStore().devices()
+        var links: [String: Int] = [:]
+        for device in devices {
+            XCTAssertFalse(device.owners.isEmpty, "device \(device.id) was left without an owner")
+            for case .acrobitsAccount(let selector, let channel, _) in device.owners {
+                links["\(selector)/\(channel)", default: 0] += 1
+            }
+        }
+        XCTAssertEqual(links.values.filter { $0 != 1 }, [], "each selector+channel is linked once")
+        XCTAssertEqual(Set(devices.map { [$0.appID.rawValue, $0.token.hex] }).count, devices.count)
+        // A thread saves each selector again 10 saves after removing it, so whatever the
+        // interleaving, every selector's last operation is a save.
+        XCTAssertEqual(links.count, selectorCount * 2)
+    }
+}

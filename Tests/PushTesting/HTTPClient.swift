@@ -1,0 +1,129 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A deliberately raw HTTP/1.1 client for tests: it sends exactly the bytes a test gives it
+/// (malformed ones included) over a fresh loopback connection and reads until the server closes.
+public struct HTTPClient: Sendable {
+    public let port: Int
+    public let timeoutSeconds: Int
+
+    public init(port: Int, timeoutSeconds: Int = 30) {
+        self.port = port
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    public struct Response: Sendable {
+        public let status: Int
+        public let headers: [(name: String, value: String)]
+        public let body: [UInt8]
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public func get(_ target: String, headers: [String: String] = [:]) throws -> Response {
+        try request("GET", target, headers: headers)
+    }
+
+    public func post(_ target: String, contentType: String?, body: [UInt8], headers: [String: String] = [:]) throws -> Response {
+        var all = headers
+        if let contentType { all["Content-Type"] = contentType }
+        return try request("POST", target, headers: all, body: body)
+    }
+
+    public func post(_ target: String, contentType: String?, body: String, headers: [String: String] = [:]) throws -> Response {
+        try post(target, contentType: contentType, body: Array(body.utf8), headers: headers)
+    }
+
+    public func request(_ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            head += "\(name): \(value)\r\n"
+        }
+        if !body.isEmpty || method == "POST" || method == "PUT" {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        head += "\r\n"
+        return try send(Array(head.utf8) + body)
+    }
+
+    /// Sends `bytes` as they are and parses what comes back.
+    public func send(_ bytes: [UInt8]) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // A server may answer (413) and close before reading everything: read what it said.
+            if written <= 0 { break }
+            offset += written
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        return try Self.parse(received)
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
+            throw Failure(description: "no complete HTTP response in \(bytes.count) bytes: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line \(head[0])")
+        }
+        var headers: [(String, String)] = []
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        var body = Array(bytes[(end + 4)...])
+        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
+            body = try dechunk(body)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private static func dechunk(_ bytes: [UInt8]) throws -> [UInt8] {
+        var output: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            guard let lineEnd = (index..<bytes.count - 1).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }) else { break }
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";")[0]
+            guard let size = Int(sizeText, radix: 16) else { throw Failure(description: "bad chunk size \(sizeText)") }
+            if size == 0 { break }
+            let start = lineEnd + 2
+            output.append(contentsOf: bytes[start..<min(start + size, bytes.count)])
+            index = start + size + 2
+        }
+        return output
+    }
+}
