@@ -12,9 +12,7 @@ struct ListeningSocket {
     static func open(_ configuration: FastCGIConfiguration) throws -> ListeningSocket {
         let path = configuration.socketPath
         try SocketFile.prepare(path)
-        if FCGX_Init() != 0 {
-            throw FastCGIError.system(step: "initialising libfcgi for", path: path, errno: errno)
-        }
+        try initialiseLibfcgi(path)
         // Unlinks the path first, unasked: SocketFile.prepare made sure nobody serves there.
         let descriptor = FCGX_OpenSocket(path, configuration.listenBacklog)
         if descriptor < 0 {
@@ -27,6 +25,21 @@ struct ListeningSocket {
             throw FastCGIError.system(step: "setting the mode of", path: path, errno: code)
         }
         return ListeningSocket(descriptor: descriptor, path: path, identity: SocketFile.identity(of: path))
+    }
+
+    /// `FCGX_Init` also installs a SIGUSR1 handler (mod_fastcgi's "finish and exit") that makes
+    /// every later accept fail, for good: a stray SIGUSR1, such as log rotation scripts send,
+    /// would leave the process alive and deaf. The process's own disposition is put back; the
+    /// no-op SIGPIPE handler it installs is kept (a write to a closed connection then fails
+    /// with EPIPE instead of killing the process).
+    private static func initialiseLibfcgi(_ path: String) throws {
+        var previous = sigaction()
+        sigaction(SIGUSR1, nil, &previous)
+        let result = FCGX_Init()
+        sigaction(SIGUSR1, &previous, nil)
+        if result != 0 {
+            throw FastCGIError.system(step: "initialising libfcgi for", path: path, errno: errno)
+        }
     }
 
     /// Removes the socket file (if it is still ours): nginx then fails fast with 502 instead of

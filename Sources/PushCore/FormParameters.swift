@@ -18,13 +18,27 @@ public struct FormParameters: Sendable, Equatable {
     }
 
     /// Parses `a=1&b=2`. Empty segments are skipped; a name without `=` has an empty value.
+    /// Works on the UTF-8 bytes: splitting a `String` by `Character` costs grapheme breaking,
+    /// and this runs for every Token Reporter request.
     public static func parse(_ encoded: some StringProtocol) throws(ParseError) -> FormParameters {
         var result = FormParameters()
-        for segment in encoded.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = segment.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = try percentDecode(parts[0], plusAsSpace: true)
-            let value = parts.count > 1 ? try percentDecode(parts[1], plusAsSpace: true) : ""
-            result.pairs.append((name, value))
+        let bytes = Array(encoded.utf8)
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
+                let segment = bytes[start..<end]
+                if let equals = segment.firstIndex(of: UInt8(ascii: "=")) {
+                    result.pairs.append((
+                        try decodeComponent(segment[..<equals], plusAsSpace: true),
+                        try decodeComponent(segment[(equals + 1)...], plusAsSpace: true)
+                    ))
+                } else {
+                    result.pairs.append((try decodeComponent(segment, plusAsSpace: true), ""))
+                }
+            }
+            start = end + 1
         }
         return result
     }
@@ -43,18 +57,24 @@ public struct FormParameters: Sendable, Equatable {
     }
 
     public static func percentDecode(_ text: some StringProtocol, plusAsSpace: Bool) throws(ParseError) -> String {
-        let utf8 = Array(text.utf8)
+        try decodeComponent(Array(text.utf8)[...], plusAsSpace: plusAsSpace)
+    }
+
+    private static func decodeComponent(_ utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(ParseError) -> String {
         if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
-            return String(text)
+            guard let text = String(validating: utf8, as: UTF8.self) else {
+                throw .invalidUTF8(String(decoding: utf8, as: UTF8.self))
+            }
+            return text
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
-        var index = 0
-        while index < utf8.count {
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < utf8.count, let high = hexDigit(utf8[index + 1]), let low = hexDigit(utf8[index + 2]) else {
-                    throw .badPercentEncoding(String(text))
+                guard index + 2 < utf8.endIndex, let high = hexDigit(utf8[index + 1]), let low = hexDigit(utf8[index + 2]) else {
+                    throw .badPercentEncoding(String(decoding: utf8, as: UTF8.self))
                 }
                 bytes.append(high << 4 | low)
                 index += 3
@@ -64,7 +84,7 @@ public struct FormParameters: Sendable, Equatable {
             }
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw .invalidUTF8(String(text))
+            throw .invalidUTF8(String(decoding: utf8, as: UTF8.self))
         }
         return decoded
     }

@@ -4,7 +4,9 @@ import PushCore
 /// post-data templates put them: the path, the query string and a form or JSON body. Later
 /// sources override earlier ones: path, then query, then body.
 struct ReporterParameters {
-    private(set) var values: FormParameters
+    private var values: FormParameters
+    /// Each name's last value, for the many lookups a report makes.
+    private var latest: [String: String] = [:]
 
     /// Longest value accepted for any parameter: tokens are ~44 (APNs) or ~200 (FCM) base64
     /// characters, everything else is shorter.
@@ -21,8 +23,11 @@ struct ReporterParameters {
         if request.method == "POST" {
             values.append(contentsOf: try Self.bodyParameters(of: request))
         }
-        for (name, value) in values.pairs where value.count > Self.maximumValueLength {
-            throw .tooLong(field: name, limit: Self.maximumValueLength)
+        for (name, value) in values.pairs {
+            if value.utf8.count > Self.maximumValueLength && value.count > Self.maximumValueLength {
+                throw .tooLong(field: name, limit: Self.maximumValueLength)
+            }
+            latest[name] = value
         }
     }
 
@@ -30,7 +35,7 @@ struct ReporterParameters {
     /// send while a token is not known yet: they mean absent, never "erase".
     func value(_ names: String...) -> (name: String, value: String)? {
         for name in names {
-            if let value = values[name], !Self.meansAbsent(value) {
+            if let value = latest[name], !Self.meansAbsent(value) {
                 return (name, value)
             }
         }
