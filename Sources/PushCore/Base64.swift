@@ -2,32 +2,43 @@
 /// space read as `+` (an unencoded `+` in a query string arrives as a space).
 public enum Base64 {
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        var text = String(text)
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    /// Each byte's sextet; 64 marks padding, 255 anything that is not base64.
+    private static let sextets: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: " "))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
+        table[Int(UInt8(ascii: "="))] = 64
+        return table
+    }()
+
+    private static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count * 3 / 4)
+        output.reserveCapacity(utf8.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
         var padding = 0
-        for byte in text.utf8 {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: " "): value = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
-            case UInt8(ascii: "="):
+        for byte in utf8 {
+            let value = sextets[Int(byte)]
+            if value == 255 { return nil }
+            if value == 64 {
                 padding += 1
                 continue
-            default:
-                return nil
             }
             // Data after padding is not base64.
             if padding > 0 { return nil }
-            accumulator = (accumulator << 6) | value
+            accumulator = (accumulator << 6) | UInt32(value)
             bits += 6
             if bits >= 8 {
                 bits -= 8
-                output.append(UInt8((accumulator >> UInt32(bits)) & 0xFF))
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
         // A lone trailing sextet cannot encode a byte; more than two pad characters is malformed.

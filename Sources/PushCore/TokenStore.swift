@@ -1,6 +1,8 @@
 /// The apps operators registered.
 public protocol AppCatalog: Sendable {
     func app(id: AppID) throws -> RegisteredApp?
+    /// The platform of a registered app, without loading its credentials.
+    func platform(of id: AppID) throws -> Platform?
     func apps() throws -> [RegisteredApp]
     /// Registers `app`; with `replacing` an existing app of that id is updated, otherwise it is
     /// an error. Devices already reported for this id take the app's platform.

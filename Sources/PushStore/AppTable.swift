@@ -8,6 +8,7 @@ enum AppTable {
         apns_push_type, sandbox, app_key
         """
     private static let existsSQL = "SELECT 1 FROM apps WHERE id = ?"
+    private static let platformSQL = "SELECT platform FROM apps WHERE id = ?"
     // One statement for add and replace: created_at survives a replace.
     private static let upsertSQL = """
         INSERT INTO apps (\(columns), created_at, updated_at)
@@ -30,6 +31,18 @@ enum AppTable {
     private static let selectOneSQL = "SELECT \(columns) FROM apps WHERE id = ?"
     private static let selectAllSQL = "SELECT \(columns) FROM apps ORDER BY id"
     private static let deleteSQL = "DELETE FROM apps WHERE id = ?"
+
+    /// Only the platform: the Token Reporter's check on every report, without decoding keys.
+    static func platform(of id: AppID, in database: Database) throws -> Platform? {
+        try database.withStatement(platformSQL) { statement in
+            try statement.bind(id.rawValue, at: 1)
+            guard try statement.step(), let name = statement.string(0) else { return nil }
+            guard let platform = Platform(rawValue: name) else {
+                throw StoredValueError(table: "apps", column: "platform", value: name, rowKey: id.rawValue)
+            }
+            return platform
+        }
+    }
 
     static func exists(_ id: AppID, in database: Database) throws -> Bool {
         try database.withStatement(existsSQL) {

@@ -6,6 +6,10 @@ extension SQLiteStore {
         try withDatabase { try AppTable.app(id: id, in: $0) }
     }
 
+    public func platform(of id: AppID) throws -> Platform? {
+        try withDatabase { try AppTable.platform(of: id, in: $0) }
+    }
+
     public func apps() throws -> [RegisteredApp] {
         try withDatabase { try AppTable.apps(in: $0) }
     }

@@ -17,6 +17,9 @@ final class AppCatalogTests: StoreTestCase {
         }
         XCTAssertEqual(try store.app(id: Fixture.apnsAppID), Fixture.apnsApp)
         XCTAssertEqual(try store.app(id: Fixture.fcmAppID), Fixture.fcmApp)
+        XCTAssertEqual(try store.platform(of: Fixture.apnsAppID), .apns)
+        XCTAssertEqual(try store.platform(of: Fixture.fcmAppID), .fcm)
+        XCTAssertNil(try store.platform(of: AppID("not.registered")!))
         XCTAssertNil(try store.app(id: AppID("unknown")!))
         XCTAssertEqual(try store.apps(), [Fixture.fcmApp, Fixture.apnsApp, certificateApp], "ordered by id")
     }

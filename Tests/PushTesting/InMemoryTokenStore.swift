@@ -17,6 +17,10 @@ public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
         lock.withLock { registered[id] }
     }
 
+    public func platform(of id: AppID) throws -> Platform? {
+        lock.withLock { registered[id]?.platform }
+    }
+
     public func apps() throws -> [RegisteredApp] {
         lock.withLock { registered.values.sorted { $0.id < $1.id } }
     }

@@ -86,10 +86,10 @@ public struct TokenReporter: RequestHandler {
         guard let token = DeviceToken.fromBase64(tokenText.trimmingASCIIWhitespace()) else {
             throw ReporterError.invalidValue(field: tokenField, reason: "is not a base64-encoded push token")
         }
-        if let app = try apps.app(id: appID), !token.isPlausible(for: app.platform) {
+        if let platform = try apps.platform(of: appID), !token.isPlausible(for: platform) {
             throw ReporterError.invalidValue(
                 field: tokenField,
-                reason: "does not decode to \(app.platform == .apns ? "an APNs device token" : "an FCM registration token") for \(appID) (\(token.bytes.count) bytes)")
+                reason: "does not decode to \(platform == .apns ? "an APNs device token" : "an FCM registration token") for \(appID) (\(token.bytes.count) bytes)")
         }
         return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
     }
