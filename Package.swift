@@ -42,6 +42,6 @@ let package = Package(
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting"]),
-        .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore"]),
+        .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
     ]
 )

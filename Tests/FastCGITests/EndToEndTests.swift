@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import PushCore
+import PushTesting
 import XCTest
 
 @testable import FastCGI
@@ -24,8 +25,8 @@ final class EndToEndTests: XCTestCase {
             configuration: FastCGIConfiguration(socketPath: socketPath, threadCount: 2, maxBodyBytes: 1000))
         try server.start(makeHandler: { EchoHandler(thread: $0) }, logger: logger)
         nginx = try NginxProcess(
-            prefix: directory.url.appendingPathComponent("nginx"), port: try HTTPTestClient.freePort(),
-            socketPath: socketPath, maxBody: "64k")
+            prefix: directory.url.appendingPathComponent("nginx"), port: try freeLoopbackPort(),
+            socketPath: socketPath, maxBody: "64k", workers: 1)
     }
 
     override func tearDown() {
@@ -36,13 +37,16 @@ final class EndToEndTests: XCTestCase {
         directory = nil
     }
 
+    /// A client for nginx that gives up after 10 s of silence.
+    private var client: HTTPClient { HTTPClient(port: nginx.port, timeoutSeconds: 10) }
+
     private func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
-    ) throws -> HTTPTestResponse {
-        try HTTPTestClient.send(port: nginx.port, method: method, target: target, headers: headers, body: body)
+    ) throws -> HTTPClient.Response {
+        try client.request(method, target, headers: headers, body: body)
     }
 
-    private func echo(_ response: HTTPTestResponse) throws -> Echo {
+    private func echo(_ response: HTTPClient.Response) throws -> Echo {
         XCTAssertEqual(response.status, 200, response.text)
         return try JSONDecoder().decode(Echo.self, from: Data(response.body))
     }
@@ -150,11 +154,11 @@ final class EndToEndTests: XCTestCase {
 
     func testRequestInFlightFinishesWhenStopping() throws {
         let result = ResultBox()
-        let port = nginx.port
-        let client = Thread {
-            result.set(try? HTTPTestClient.send(port: port, method: "GET", target: "/slow"))
+        let client = self.client
+        let thread = Thread {
+            result.set(try? client.get("/slow"))
         }
-        client.start()
+        thread.start()
         usleep(100_000)  // the request is now in the handler's 300 ms sleep
         server.stop()
         XCTAssertTrue(result.wait(seconds: 5))
@@ -165,11 +169,11 @@ final class EndToEndTests: XCTestCase {
     func testManyRequestsOnFewThreads() throws {
         let group = DispatchGroup()
         let failures = ResultBox()
-        let port = nginx.port
+        let client = self.client
         for index in 0..<40 {
             group.enter()
             DispatchQueue.global().async {
-                let response = try? HTTPTestClient.send(port: port, method: "POST", target: "/n/\(index)", body: Array("\(index)".utf8))
+                let response = try? client.request("POST", "/n/\(index)", body: Array("\(index)".utf8))
                 if response?.status != 200 || !(response?.text.contains("\"body\":\"\(index)\"") ?? false) {
                     failures.set(response)
                 }
@@ -185,10 +189,10 @@ final class EndToEndTests: XCTestCase {
 final class ResultBox: @unchecked Sendable {
     // @unchecked: `stored` and `done` are only touched under `condition`.
     private let condition = NSCondition()
-    private var stored: HTTPTestResponse?
+    private var stored: HTTPClient.Response?
     private var done = false
 
-    func set(_ value: HTTPTestResponse?) {
+    func set(_ value: HTTPClient.Response?) {
         condition.lock()
         stored = value
         done = true
@@ -204,7 +208,7 @@ final class ResultBox: @unchecked Sendable {
         return true
     }
 
-    var value: HTTPTestResponse? {
+    var value: HTTPClient.Response? {
         condition.lock()
         defer { condition.unlock() }
         return stored

@@ -1,13 +1,15 @@
 import Foundation
+import PushTesting
 import XCTest
 
 /// The phone-facing routes are rate-limited per client address, loopback exempt. Each test
 /// sends 300 requests at once: more than the burst of 200 plus what 20 r/s refills meanwhile.
 final class RateLimitTests: XCTestCase {
     private func statuses(port: Int, target: String, count: Int = 300) throws -> [Int: Int] {
+        let client = HTTPClient(port: port, timeoutSeconds: 10)
         var counts: [Int: Int] = [:]
         for _ in 0..<count {
-            counts[try HTTPTestClient.send(port: port, method: "GET", target: target).status, default: 0] += 1
+            counts[try client.get(target).status, default: 0] += 1
         }
         return counts
     }
@@ -15,8 +17,8 @@ final class RateLimitTests: XCTestCase {
     func testLoopbackIsNotLimited() throws {
         let directory = try TemporaryDirectory()
         let nginx = try NginxProcess(
-            prefix: directory.url.appendingPathComponent("nginx"), port: try HTTPTestClient.freePort(),
-            socketPath: directory.path + "/run/pushgate.sock", maxBody: "2m")
+            prefix: directory.url.appendingPathComponent("nginx"), port: try freeLoopbackPort(),
+            socketPath: directory.path + "/run/pushgate.sock", maxBody: "2m", workers: 1)
         defer { nginx.stop() }
         // No responder: every request that passes the limit gets the 502 text.
         XCTAssertEqual(try statuses(port: nginx.port, target: "/token?a=1"), [502: 300])
@@ -26,8 +28,8 @@ final class RateLimitTests: XCTestCase {
         let directory = try TemporaryDirectory()
         // Treat loopback like any client, to see the limit from here.
         let nginx = try NginxProcess(
-            prefix: directory.url.appendingPathComponent("nginx"), port: try HTTPTestClient.freePort(),
-            socketPath: directory.path + "/run/pushgate.sock", maxBody: "2m",
+            prefix: directory.url.appendingPathComponent("nginx"), port: try freeLoopbackPort(),
+            socketPath: directory.path + "/run/pushgate.sock", maxBody: "2m", workers: 1,
             adjust: { prefix in
                 let file = prefix.appendingPathComponent("pushgate.conf")
                 let conf = try String(contentsOf: file, encoding: .utf8)
@@ -40,7 +42,7 @@ final class RateLimitTests: XCTestCase {
         let limited = try statuses(port: nginx.port, target: "/client_api/v1/instances/x/devices/apns")
         XCTAssertGreaterThan(limited[429, default: 0], 0, "\(limited)")
         XCTAssertGreaterThanOrEqual(limited[502, default: 0], 200, "\(limited)")
-        let response = try HTTPTestClient.send(port: nginx.port, method: "POST", target: "/token")
+        let response = try HTTPClient(port: nginx.port, timeoutSeconds: 10).request("POST", "/token")
         XCTAssertEqual(response.status, 429)
         XCTAssertEqual(response.text, "too many requests, slow down\n")
         XCTAssertTrue(response.header("content-type")?.hasPrefix("text/plain") ?? false)

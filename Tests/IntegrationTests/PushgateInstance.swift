@@ -19,7 +19,7 @@ final class PushgateInstance {
     let socket: String
     let database: String
     private var serve: Process?
-    private var nginx: Process?
+    private var nginx: NginxProcess?
     private let extraEnvironment: [String: String]
 
     init(environment: [String: String] = [:]) throws {
@@ -27,7 +27,7 @@ final class PushgateInstance {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The folder must be traversable by nginx's worker user to reach the socket.
         chmod(directory.path, 0o755)
-        port = try Self.freePort()
+        port = try freeLoopbackPort()
         socket = directory.appendingPathComponent("run/pushgate.sock").path
         database = directory.appendingPathComponent("pushgate.sqlite").path
         extraEnvironment = environment
@@ -50,23 +50,14 @@ final class PushgateInstance {
         serve = try launch(Self.executable.path, ["serve"], log: "serve.log")
         try waitFor("the socket \(socket)") { FileManager.default.fileExists(atPath: self.socket) }
 
-        let prefix = directory.appendingPathComponent("nginx").path
         let maxBody = Int(extraEnvironment["PUSHGATE_MAX_BODY_BYTES"] ?? "1048576")! * 2
-        let render = try run(
-            Self.repository.appendingPathComponent("scripts/render-nginx").path,
-            [prefix, String(port), socket, String(maxBody)])
-        guard render.status == 0 else { throw Failure("render-nginx failed: \(render.stderr)") }
-        nginx = try launch(
-            "/usr/sbin/nginx", ["-p", prefix, "-c", prefix + "/nginx.conf", "-e", prefix + "/logs/error.log", "-g", "daemon off;"],
-            log: "nginx.log")
-        try waitFor("nginx on port \(port)") { (try? HTTPClient(port: self.port).get("/healthz").status) == 200 }
+        nginx = try NginxProcess(
+            prefix: directory.appendingPathComponent("nginx"), port: port, socketPath: socket, maxBody: String(maxBody))
+        try waitFor("pushgate through nginx on port \(port)") { (try? self.client.get("/healthz").status) == 200 }
     }
 
     func stop() {
-        if let nginx, nginx.isRunning {
-            kill(nginx.processIdentifier, SIGQUIT)
-            nginx.waitUntilExit()
-        }
+        nginx?.stop()
         if let serve, serve.isRunning {
             serve.terminate()
             serve.waitUntilExit()
@@ -155,24 +146,6 @@ final class PushgateInstance {
             usleep(20_000)
         }
         throw Failure("timed out waiting for \(what):\n\(serveLog)")
-    }
-
-    static func freePort() throws -> Int {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw Failure("no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -8,6 +8,8 @@ import Glibc
 /// (malformed ones included) over a fresh loopback connection and reads until the server closes.
 public struct HTTPClient: Sendable {
     public let port: Int
+    /// How long one send or receive may block, in seconds. Clients are cheap: for another
+    /// timeout on one call, make a client for it.
     public let timeoutSeconds: Int
 
     public init(port: Int, timeoutSeconds: Int = 30) {
@@ -45,12 +47,23 @@ public struct HTTPClient: Sendable {
         try post(target, contentType: contentType, body: Array(body.utf8), headers: headers)
     }
 
+    /// Sends headers sorted by name; see the other `request` for what it adds.
     public func request(_ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
+        try request(method, target, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: body)
+    }
+
+    /// Sends headers in the order given, after `Host` and `Connection: close`. `Content-Length`
+    /// is added for a body, a POST or a PUT unless the headers name a `Transfer-Encoding`: then
+    /// the body goes out as given (a test writes the chunks itself).
+    public func request(
+        _ method: String, _ target: String, headers: [(String, String)], body: [UInt8] = []
+    ) throws -> Response {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in headers {
             head += "\(name): \(value)\r\n"
         }
-        if !body.isEmpty || method == "POST" || method == "PUT" {
+        let framed = headers.contains { $0.0.lowercased() == "transfer-encoding" }
+        if !framed && (!body.isEmpty || method == "POST" || method == "PUT") {
             head += "Content-Length: \(body.count)\r\n"
         }
         head += "\r\n"
@@ -65,27 +78,32 @@ public struct HTTPClient: Sendable {
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)") }
+        // A server may answer (413) and stop reading before the body is all sent: go on to its
+        // answer whatever happens to the rest. MSG_NOSIGNAL: a closed peer is no SIGPIPE.
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            // A server may answer (413) and close before reading everything: read what it said.
-            if written <= 0 { break }
-            offset += written
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent <= 0 { break }
+            offset += sent
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || !received.isEmpty {
+                break  // EOF, or a reset after the answer arrived
+            } else {
+                throw Failure(description: "no answer from 127.0.0.1:\(port): errno \(errno)")
+            }
         }
         return try Self.parse(received)
     }
