@@ -29,7 +29,8 @@ struct ServeCommand: ParsableCommand {
         // Each responder thread gets its own database connection: SQLite connections are not
         // shared between threads, and WAL lets the readers run beside the one writer.
         // nginx closes its side when a client goes away mid-request; writing the answer must
-        // then fail with EPIPE, not kill the process with SIGPIPE.
+        // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
+        // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
         let writeGate = WriteGate()
         try server.run(

@@ -19,6 +19,9 @@ final class PushgateInstance {
     let socket: String
     let database: String
     private var serve: Process?
+
+    /// Whether `pushgate serve` is still running.
+    var isServing: Bool { serve?.isRunning ?? false }
     private var nginx: NginxProcess?
     private let extraEnvironment: [String: String]
 

@@ -72,27 +72,9 @@ public struct HTTPClient: Sendable {
 
     /// Sends `bytes` as they are and parses what comes back.
     public func send(_ bytes: [UInt8]) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        let fd = try connected()
         defer { close(fd) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = loopbackAddress(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)") }
-        // A server may answer (413) and stop reading before the body is all sent: go on to its
-        // answer whatever happens to the rest. MSG_NOSIGNAL: a closed peer is no SIGPIPE.
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            if sent <= 0 { break }
-            offset += sent
-        }
+        write(bytes, to: fd)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -106,6 +88,45 @@ public struct HTTPClient: Sendable {
             }
         }
         return try Self.parse(received)
+    }
+
+    /// Sends `bytes`, closes its sending half and goes away without reading: the client that
+    /// gives up mid-request (nginx then aborts the request it was passing on).
+    public func sendAndHangUp(_ bytes: [UInt8]) throws {
+        let fd = try connected()
+        write(bytes, to: fd)
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+    }
+
+    private func connected() throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopbackAddress(port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw Failure(description: "connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    /// A server may answer (413) and stop reading before the body is all sent: go on to its
+    /// answer whatever happens to the rest. MSG_NOSIGNAL: a closed peer is no SIGPIPE.
+    private func write(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent <= 0 { break }
+            offset += sent
+        }
     }
 
     static func parse(_ bytes: [UInt8]) throws -> Response {
