@@ -15,6 +15,9 @@ struct AppRegistration {
     var sandbox: Bool
     var serviceAccountFile: String?
     var appKey: String?
+    var certificateFile: String? = nil
+    var certificateKeyFile: String? = nil
+    var certificatePassword: String? = nil
 
     func validated() throws -> RegisteredApp {
         guard let appID = AppID(id) else {
@@ -33,17 +36,7 @@ struct AppRegistration {
 
     private func apns(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
         if serviceAccountFile != nil { throw CommandFailure("--service-account is for --platform fcm") }
-        guard let teamID else { throw CommandFailure("--team-id is required for an APNs app") }
-        guard let keyID else { throw CommandFailure("--key-id is required for an APNs app") }
-        guard let keyFile else { throw CommandFailure("--key-file is required for an APNs app (the AuthKey_….p8 from Apple)") }
-        try Self.requireAppleIdentifier(teamID, option: "--team-id")
-        try Self.requireAppleIdentifier(keyID, option: "--key-id")
-        let pem = try Self.read(keyFile, option: "--key-file")
-        do {
-            _ = try APNsSigningKey(pem: pem)
-        } catch {
-            throw CommandFailure("--key-file \(keyFile): \(error)")
-        }
+        let credentials = certificateFile != nil ? try certificateCredentials() : try tokenCredentials()
         let topic = self.topic ?? appID.rawValue
         guard Self.isValidTopic(topic) else {
             throw CommandFailure("--topic \(topic) is not a valid APNs topic (a bundle id: letters, digits, '.', '-', '_')")
@@ -58,8 +51,52 @@ struct AppRegistration {
             type = .alert
         }
         return RegisteredApp(
-            id: appID, credentials: .apnsToken(teamID: teamID, keyID: keyID, privateKeyPEM: pem), apnsTopic: topic,
-            apnsPushType: type, sandbox: sandbox, appKey: appKey)
+            id: appID, credentials: credentials, apnsTopic: topic, apnsPushType: type, sandbox: sandbox, appKey: appKey)
+    }
+
+    /// Token-based auth: the .p8 key with its team and key ids.
+    private func tokenCredentials() throws -> AppCredentials {
+        guard let teamID else { throw CommandFailure("--team-id is required for an APNs app (or --cert-file)") }
+        guard let keyID else { throw CommandFailure("--key-id is required for an APNs app") }
+        guard let keyFile else { throw CommandFailure("--key-file is required for an APNs app (the AuthKey_….p8 from Apple)") }
+        for (value, option) in [(certificateKeyFile, "--cert-key"), (certificatePassword, "--cert-password")] where value != nil {
+            throw CommandFailure("\(option) goes with --cert-file")
+        }
+        try Self.requireAppleIdentifier(teamID, option: "--team-id")
+        try Self.requireAppleIdentifier(keyID, option: "--key-id")
+        let pem = try Self.read(keyFile, option: "--key-file")
+        do {
+            _ = try APNsSigningKey(pem: pem)
+        } catch {
+            throw CommandFailure("--key-file \(keyFile): \(error)")
+        }
+        return .apnsToken(teamID: teamID, keyID: keyID, privateKeyPEM: pem)
+    }
+
+    /// Certificate-based auth: a PEM certificate with --cert-key, or a .p12 holding both.
+    private func certificateCredentials() throws -> AppCredentials {
+        guard let certificateFile else { throw CommandFailure("--cert-file is required") }
+        for (value, option) in [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file")] where value != nil {
+            throw CommandFailure("\(option) is for token-based auth: give either --key-file or --cert-file")
+        }
+        guard let data = FileManager.default.contents(atPath: certificateFile) else {
+            throw CommandFailure("--cert-file \(certificateFile): cannot read the file")
+        }
+        let certificate: APNsClientCertificate
+        do {
+            if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN ") {
+                guard let certificateKeyFile else {
+                    throw CommandFailure("--cert-key is required with a PEM --cert-file (or give a .p12)")
+                }
+                let key = try Self.read(certificateKeyFile, option: "--cert-key")
+                certificate = try APNsClientCertificate(certificatePEM: text, privateKeyPEM: key)
+            } else {
+                certificate = try APNsClientCertificate(pkcs12: Array(data), password: certificatePassword ?? "")
+            }
+        } catch let error as CryptoError {
+            throw CommandFailure("--cert-file \(certificateFile): \(error)")
+        }
+        return .apnsCertificate(certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)
     }
 
     private func fcm(_ appID: AppID, appKey: String?) throws -> RegisteredApp {

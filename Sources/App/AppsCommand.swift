@@ -13,6 +13,8 @@ struct AppsCommand: ParsableCommand {
             discussion: """
                 APNs:  pushgate apps add --id ID --platform apns --team-id TEAM --key-id KID --key-file AuthKey_KID.p8 \
                 [--topic T] [--push-type alert|voip|background] [--sandbox] [--app-key K]
+                APNs with a certificate:  pushgate apps add --id ID --platform apns \
+                (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password P]) [--topic T] …
                 FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
                 """)
 
@@ -22,6 +24,9 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .customLong("team-id"), help: "APNs: the Apple developer team id (10 characters).") var teamID: String?
         @Option(name: .customLong("key-id"), help: "APNs: the id of the .p8 signing key (10 characters).") var keyID: String?
         @Option(name: .customLong("key-file"), help: "APNs: the .p8 key file Apple issued.") var keyFile: String?
+        @Option(name: .customLong("cert-file"), help: "APNs certificate auth: the client certificate (PEM, or a .p12 with the key).") var certFile: String?
+        @Option(name: .customLong("cert-key"), help: "APNs certificate auth: the certificate's private key (PEM).") var certKey: String?
+        @Option(name: .customLong("cert-password"), help: "APNs certificate auth: the .p12 password (default: none).") var certPassword: String?
         @Option(help: "APNs: the topic (bundle id; <bundle>.voip for PushKit). Default: the app id.") var topic: String?
         @Option(name: .customLong("push-type"), help: "APNs: alert, voip or background. Default: alert.") var pushType: String?
         @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
@@ -32,7 +37,8 @@ struct AppsCommand: ParsableCommand {
         func run() throws {
             let request = AppRegistration(
                 id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
-                pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey)
+                pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey,
+                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: certPassword)
             let app = try request.validated()
             let store = try Runtime(global).openStore()
             do {

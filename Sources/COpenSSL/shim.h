@@ -10,6 +10,8 @@
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 #include <openssl/core_names.h>
+#include <openssl/x509.h>
+#include <openssl/pkcs12.h>
 
 // OPENSSL_free is a macro: Swift needs a function to call.
 static inline void pushgate_openssl_free(void *pointer) {

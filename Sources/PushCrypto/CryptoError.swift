@@ -19,6 +19,12 @@ public enum CryptoError: Error, Equatable, Sendable {
     case malformedToken(String)
     /// An OpenSSL call failed; `details` is OpenSSL's error queue, readable.
     case openSSL(operation: String, details: String)
+    /// A client certificate and a private key that do not belong together.
+    case keyDoesNotMatchCertificate
+    /// A client certificate past its end date (`notAfter`, as OpenSSL prints it).
+    case certificateExpired(notAfter: String)
+    /// A PKCS#12 file that could not be opened: wrong password, or not PKCS#12.
+    case unreadablePKCS12(String)
 }
 
 extension CryptoError: CustomStringConvertible, LocalizedError {
@@ -40,6 +46,12 @@ extension CryptoError: CustomStringConvertible, LocalizedError {
             return "malformed JWT: \(reason)"
         case .openSSL(let operation, let details):
             return "\(operation) failed: \(details)"
+        case .keyDoesNotMatchCertificate:
+            return "the private key does not belong to the certificate"
+        case .certificateExpired(let notAfter):
+            return "the certificate expired on \(notAfter)"
+        case .unreadablePKCS12(let reason):
+            return "cannot open the PKCS#12 file: \(reason)"
         }
     }
 

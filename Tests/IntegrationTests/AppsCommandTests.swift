@@ -89,3 +89,33 @@ final class AppsCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("PUSHGATE_THREADS=many is invalid"), bad.stderr)
     }
 }
+
+/// APNs certificate-based credentials through `apps add`.
+final class CertificateAppsCommandTests: XCTestCase {
+    func testPEMAndPKCS12CertificatesAndTheirRefusals() throws {
+        let pushgate = try PushgateInstance()
+        let tls = PushgateInstance.repository.appendingPathComponent("Tests/Fixtures/tls")
+        func path(_ name: String) -> String { tls.appendingPathComponent(name).path }
+        let pem = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.cert", "--platform", "apns", "--cert-file", path("client.pem"), "--cert-key", path("client.key")])
+        XCTAssertEqual(pem.status, 0, pem.stderr)
+        let p12 = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.p12", "--platform", "apns", "--cert-file", path("client-protected.p12"), "--cert-password", "test-only"])
+        XCTAssertEqual(p12.status, 0, p12.stderr)
+        let list = try pushgate.cli(["apps", "list"])
+        XCTAssertTrue(list.stdout.contains("certificate"), list.stdout)
+        XCTAssertFalse(list.stdout.contains("BEGIN"), list.stdout)
+
+        let cases: [([String], String)] = [
+            (["--cert-file", path("client.pem"), "--cert-key", path("untrusted-client.key")], "does not belong to the certificate"),
+            (["--cert-file", path("client.pem")], "--cert-key is required"),
+            (["--cert-file", path("client-protected.p12"), "--cert-password", "nope"], "wrong password"),
+            (["--cert-file", path("client.pem"), "--cert-key", path("client.key"), "--team-id", "ABCDE12345"], "--team-id is for token-based auth"),
+        ]
+        for (extra, message) in cases {
+            let output = try pushgate.cli(["apps", "add", "--id", "com.example.bad", "--platform", "apns"] + extra)
+            XCTAssertEqual(output.status, 1, extra.joined(separator: " "))
+            XCTAssertTrue(output.stderr.contains(message), "expected \(message) in \(output.stderr)")
+        }
+    }
+}
