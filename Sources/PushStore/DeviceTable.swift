@@ -24,6 +24,11 @@ enum DeviceTable {
             AND NOT EXISTS (SELECT 1 FROM beams_clients WHERE device_id = ?1)
             AND NOT EXISTS (SELECT 1 FROM bridge_subscriptions WHERE device_id = ?1)
         """
+    // updated_at is seconds, APNs' timestamp milliseconds: a report in a later second than
+    // the one the token died in is a re-registration. A report within that same second
+    // cannot be told apart and is pruned: keeping it would keep a dead device forever, as
+    // every later push answers the same timestamp.
+    private static let pruneSQL = "DELETE FROM devices WHERE id = ?1 AND (?2 IS NULL OR updated_at <= ?2 / 1000)"
     private static let selectAllSQL = """
         SELECT id, app_id, platform, token, reported_token, sandbox, created_at, updated_at
         FROM devices
@@ -65,6 +70,17 @@ enum DeviceTable {
                 try $0.run()
             }
         }
+    }
+
+    /// Deletes the device (its links and queued pushes cascade) unless it was re-registered
+    /// after `deadSince` (unix ms); true when it was deleted.
+    static func prune(id: Int64, deadSince: Int64?, in database: Database) throws -> Bool {
+        try database.withStatement(pruneSQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(deadSince, at: 2)
+            try $0.run()
+        }
+        return database.changes > 0
     }
 
     /// Every device, ordered by app then id, without owners (the owner tables fill them in).

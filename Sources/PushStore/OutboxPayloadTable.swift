@@ -1,0 +1,115 @@
+import PushCore
+
+/// The SQL of `outbox_payloads`: one row per publish, the APNs half as columns and the FCM
+/// half as JSON text, shared by all of the publish's outbox rows.
+enum OutboxPayloadTable {
+    /// What a claim needs of a payload, read once per payload per claim.
+    struct Payload {
+        var source: String
+        var apns: APNsMessage?
+        var fcm: FCMMessage?
+    }
+
+    private static let insertSQL = """
+        INSERT INTO outbox_payloads (
+            source, apns_payload, apns_push_type, apns_priority, apns_topic, apns_expiration,
+            apns_collapse_id, apns_id, fcm_message, created_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        RETURNING id
+        """
+    private static let selectSQL = """
+        SELECT source, apns_payload, apns_push_type, apns_priority, apns_topic, apns_expiration,
+            apns_collapse_id, apns_id, fcm_message
+        FROM outbox_payloads
+        WHERE id = ?
+        """
+    private static let deleteSQL = "DELETE FROM outbox_payloads WHERE id = ?"
+    // The outbox_payload index answers NOT EXISTS with one probe per payload.
+    private static let deleteIfUnusedSQL = """
+        DELETE FROM outbox_payloads
+        WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM outbox WHERE payload_id = ?1)
+        """
+    private static let deleteAllUnusedSQL = """
+        DELETE FROM outbox_payloads
+        WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.payload_id = outbox_payloads.id)
+        """
+
+    /// Stores `message`; returns its id.
+    static func insert(_ message: OutboxMessage, now: Int64, in database: Database) throws -> Int64 {
+        try database.withStatement(insertSQL) { statement in
+            try statement.bind(message.source, at: 1)
+            if let apns = message.apns {
+                try statement.bind(apns.payload, at: 2)
+                try statement.bind(apns.pushType?.rawValue, at: 3)
+                try statement.bind(apns.priority.map(Int64.init), at: 4)
+                try statement.bind(apns.topic, at: 5)
+                try statement.bind(apns.expiration.map(Int64.init), at: 6)
+                try statement.bind(apns.collapseID, at: 7)
+                try statement.bind(apns.id, at: 8)
+            }
+            if let fcm = message.fcm {
+                // Sorted keys: the stored text is stable, so equal publishes read back equal.
+                try statement.bind(String(decoding: JSONValue.object(fcm.fields).encoded(), as: UTF8.self), at: 9)
+            }
+            try statement.bind(now, at: 10)
+            guard try statement.step() else {
+                throw DatabaseError.unexpected("the payload insert returned no id", sql: insertSQL)
+            }
+            return statement.int64(0)
+        }
+    }
+
+    static func payload(id: Int64, in database: Database) throws -> Payload? {
+        try database.withStatement(selectSQL) { row in
+            try row.bind(id, at: 1)
+            guard try row.step() else { return nil }
+            func invalid(_ column: String, _ value: String?) -> StoredValueError {
+                StoredValueError(table: "outbox_payloads", column: column, value: value ?? "NULL", rowKey: "\(id)")
+            }
+            var apns: APNsMessage?
+            if let body = row.blob(1) {
+                var pushType: APNsPushType?
+                if let raw = row.string(2) {
+                    guard let parsed = APNsPushType(rawValue: raw) else { throw invalid("apns_push_type", raw) }
+                    pushType = parsed
+                }
+                apns = APNsMessage(
+                    payload: body, pushType: pushType, priority: row.optionalInt64(3).map(Int.init),
+                    topic: row.string(4), expiration: row.optionalInt64(5).map(Int.init), collapseID: row.string(6),
+                    id: row.string(7))
+            }
+            var fcm: FCMMessage?
+            if let text = row.string(8) {
+                guard let fields = (try? JSONValue.parse(Array(text.utf8)))?.objectValue else {
+                    // The value may hold message text: name its size, not its content.
+                    throw invalid("fcm_message", "\(text.utf8.count) bytes that are not a JSON object")
+                }
+                fcm = FCMMessage(fields: fields)
+            }
+            return Payload(source: row.string(0) ?? "", apns: apns, fcm: fcm)
+        }
+    }
+
+    static func delete(id: Int64, in database: Database) throws {
+        try database.withStatement(deleteSQL) {
+            try $0.bind(id, at: 1)
+            try $0.run()
+        }
+    }
+
+    /// Deletes those of `ids` no outbox row uses any more.
+    static func deleteIfUnused(_ ids: some Sequence<Int64>, in database: Database) throws {
+        for id in Set(ids) {
+            try database.withStatement(deleteIfUnusedSQL) {
+                try $0.bind(id, at: 1)
+                try $0.run()
+            }
+        }
+    }
+
+    /// Deletes every payload no outbox row uses (their devices were deleted); returns how many.
+    static func deleteAllUnused(in database: Database) throws -> Int {
+        try database.run(deleteAllUnusedSQL)
+        return database.changes
+    }
+}

@@ -1,0 +1,204 @@
+import PushCore
+
+/// The SQL of `outbox`: one row per (payload, device) to deliver, or given up on.
+enum OutboxTable {
+    /// A due row as a claim reads it, with what the push needs of its device.
+    struct DueRow {
+        var id: Int64
+        var payloadID: Int64
+        var attempts: Int64
+        var deviceID: Int64
+        var appID: AppID
+        var token: DeviceToken
+        var sandbox: Bool?
+        var apnsTopic: String?
+    }
+
+    // Plain VALUES: a device deleted since the publisher looked it up fails its foreign key,
+    // and only that statement is undone. (An INSERT … SELECT FROM devices would look every
+    // device up twice, for the SELECT and for the foreign key.)
+    private static let insertSQL = """
+        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?3)
+        """
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY` (a macro Swift cannot import).
+    private static let foreignKeyViolation: Int32 = 787
+    // The outer loop is the outbox_due index (a range scan in due order), the device a
+    // primary-key probe per row.
+    private static let dueSQL = """
+        SELECT o.id, o.payload_id, o.attempts, o.device_id, d.app_id, d.token, d.sandbox, d.apns_topic
+        FROM outbox AS o JOIN devices AS d ON d.id = o.device_id
+        WHERE o.state = 'pending' AND o.next_attempt_at <= ?1
+        ORDER BY o.next_attempt_at
+        LIMIT ?2
+        """
+    // The lease end doubles as the next due time: a row whose worker dies comes back by
+    // itself (see 0002_outbox.sql).
+    private static let claimSQL = """
+        UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, claimed_until = ?2 WHERE id = ?1
+        """
+    private static let deleteSQL = "DELETE FROM outbox WHERE id = ?"
+    private static let payloadsOfDeviceSQL = "SELECT DISTINCT payload_id FROM outbox WHERE device_id = ?"
+    private static let rescheduleSQL = """
+        UPDATE outbox SET next_attempt_at = ?2, claimed_until = NULL, last_error = ?3
+        WHERE id = ?1 AND state = 'pending'
+        """
+    private static let burySQL = """
+        UPDATE outbox SET state = 'dead', claimed_until = NULL, last_error = ?2
+        WHERE id = ?1 AND state = 'pending'
+        """
+    private static let nextDueSQL = """
+        SELECT next_attempt_at FROM outbox WHERE state = 'pending' ORDER BY next_attempt_at LIMIT 1
+        """
+    private static let releaseClaimsSQL = """
+        UPDATE outbox SET next_attempt_at = ?1, claimed_until = NULL
+        WHERE state = 'pending' AND claimed_until IS NOT NULL
+        """
+    private static let pendingCountSQL = "SELECT count(*) FROM outbox WHERE state = 'pending'"
+    private static let deadLettersSQL = """
+        SELECT o.id, p.source, o.device_id, d.app_id, d.token, o.attempts, o.last_error, o.created_at
+        FROM outbox AS o
+            JOIN devices AS d ON d.id = o.device_id
+            JOIN outbox_payloads AS p ON p.id = o.payload_id
+        WHERE o.state = 'dead'
+        ORDER BY o.id
+        LIMIT ?1
+        """
+    private static let reviveSQL = """
+        UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?1, claimed_until = NULL
+        WHERE state = 'dead'
+        """
+
+    /// One row per device of `deviceIDs` that still exists, due at `now`; returns how many.
+    static func insert(payloadID: Int64, deviceIDs: [Int64], now: Int64, in database: Database) throws -> Int {
+        // One cached statement re-bound per device, all in the caller's transaction.
+        try database.withStatement(insertSQL) { statement in
+            var inserted = 0
+            for deviceID in deviceIDs {
+                defer { statement.reset() }
+                try statement.bind(payloadID, at: 1)
+                try statement.bind(deviceID, at: 2)
+                try statement.bind(now, at: 3)
+                do {
+                    try statement.run()
+                    inserted += 1
+                } catch let error as DatabaseError where error.extendedResultCode == foreignKeyViolation {
+                    continue  // the device is gone: nothing to deliver to it
+                }
+            }
+            return inserted
+        }
+    }
+
+    /// Up to `limit` pending rows due at `now`, oldest first (not yet claimed: see `claim`).
+    static func due(limit: Int, now: Int64, in database: Database) throws -> [DueRow] {
+        try database.withStatement(dueSQL) { row in
+            try row.bind(now, at: 1)
+            try row.bind(limit, at: 2)
+            var rows: [DueRow] = []
+            rows.reserveCapacity(limit)
+            while try row.step() {
+                let id = row.int64(0)
+                let rawAppID = row.string(4)
+                guard let appID = rawAppID.flatMap({ AppID($0) }) else {
+                    throw StoredValueError(
+                        table: "devices", column: "app_id", value: rawAppID ?? "NULL", rowKey: "\(row.int64(3))")
+                }
+                rows.append(
+                    DueRow(
+                        id: id, payloadID: row.int64(1), attempts: row.int64(2), deviceID: row.int64(3), appID: appID,
+                        token: DeviceToken(bytes: row.blob(5) ?? []), sandbox: row.bool(6), apnsTopic: row.string(7)))
+            }
+            return rows
+        }
+    }
+
+    /// Counts an attempt of row `id` and leases it until `until`.
+    static func claim(id: Int64, until: Int64, in database: Database) throws {
+        try database.withStatement(claimSQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(until, at: 2)
+            try $0.run()
+        }
+    }
+
+    /// The payloads of every row queued for `deviceID`, dead letters included.
+    static func payloadIDs(deviceID: Int64, in database: Database) throws -> [Int64] {
+        try database.withStatement(payloadsOfDeviceSQL) { row in
+            try row.bind(deviceID, at: 1)
+            var ids: [Int64] = []
+            while try row.step() { ids.append(row.int64(0)) }
+            return ids
+        }
+    }
+
+    /// True when the row was there.
+    static func delete(id: Int64, in database: Database) throws -> Bool {
+        try database.withStatement(deleteSQL) {
+            try $0.bind(id, at: 1)
+            try $0.run()
+        }
+        return database.changes > 0
+    }
+
+    /// Releases the claim on row `id` and makes it due at `at`; true when the row was there.
+    static func reschedule(id: Int64, at: Int64, error: String, in database: Database) throws -> Bool {
+        try database.withStatement(rescheduleSQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(at, at: 2)
+            try $0.bind(error, at: 3)
+            try $0.run()
+        }
+        return database.changes > 0
+    }
+
+    /// Makes row `id` a dead letter; true when the row was there.
+    static func bury(id: Int64, error: String, in database: Database) throws -> Bool {
+        try database.withStatement(burySQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(error, at: 2)
+            try $0.run()
+        }
+        return database.changes > 0
+    }
+
+    static func nextDueAt(in database: Database) throws -> Int64? {
+        try database.withStatement(nextDueSQL) { try $0.step() ? $0.int64(0) : nil }
+    }
+
+    /// Makes every claimed row due at `now`; returns how many.
+    static func releaseClaims(now: Int64, in database: Database) throws -> Int {
+        try database.withStatement(releaseClaimsSQL) {
+            try $0.bind(now, at: 1)
+            try $0.run()
+        }
+        return database.changes
+    }
+
+    static func pendingCount(in database: Database) throws -> Int {
+        try database.withStatement(pendingCountSQL) { try $0.step() ? Int($0.int64(0)) : 0 }
+    }
+
+    static func deadLetters(limit: Int, in database: Database) throws -> [OutboxDeadLetter] {
+        try database.withStatement(deadLettersSQL) { row in
+            try row.bind(limit, at: 1)
+            var letters: [OutboxDeadLetter] = []
+            while try row.step() {
+                letters.append(
+                    OutboxDeadLetter(
+                        id: row.int64(0), source: row.string(1) ?? "", deviceID: row.int64(2),
+                        appID: row.string(3) ?? "", token: DeviceToken(bytes: row.blob(4) ?? []).description,
+                        attempts: Int(row.int64(5)), lastError: row.string(6), createdAt: row.int64(7)))
+            }
+            return letters
+        }
+    }
+
+    /// Makes every dead letter pending again, due at `now`, with no attempts; returns how many.
+    static func reviveDeadLetters(now: Int64, in database: Database) throws -> Int {
+        try database.withStatement(reviveSQL) {
+            try $0.bind(now, at: 1)
+            try $0.run()
+        }
+        return database.changes
+    }
+}

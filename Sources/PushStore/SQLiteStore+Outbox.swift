@@ -1,0 +1,139 @@
+import PushCore
+
+// OutboxStore: the durable fan-out queue and its log.
+extension SQLiteStore: OutboxStore {
+    /// The store's clock in the outbox's unit (ms). Enqueued rows are due from the start of
+    /// the current second: at most a second early, never late.
+    private var nowMilliseconds: Int64 { clock() * 1000 }
+
+    public func enqueue(_ message: OutboxMessage, deviceIDs: [Int64]) throws -> Int {
+        guard !deviceIDs.isEmpty else { return 0 }
+        let now = nowMilliseconds
+        return try write { try Self.enqueue(message, deviceIDs: deviceIDs, now: now, in: $0) }
+    }
+
+    /// The body of `enqueue`, for store code that selects the devices of a fan-out itself
+    /// (interests, topics) and wants the selection and the queueing in one transaction.
+    /// A device listed twice is queued once.
+    static func enqueue(_ message: OutboxMessage, deviceIDs: [Int64], now: Int64, in database: Database) throws -> Int {
+        var seen = Set<Int64>(minimumCapacity: deviceIDs.count)
+        let unique = deviceIDs.filter { seen.insert($0).inserted }
+        let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
+        let inserted = try OutboxTable.insert(payloadID: payloadID, deviceIDs: unique, now: now, in: database)
+        // Every device was deleted meanwhile: a payload nobody receives is not kept.
+        if inserted == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
+        return inserted
+    }
+
+    public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+        guard limit > 0 else { return [] }
+        return try write { database in
+            let rows = try OutboxTable.due(limit: limit, now: now, in: database)
+            // A fan-out's rows share one payload: read and decode it once per claim, not per row.
+            var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
+            var deliveries: [OutboxDelivery] = []
+            deliveries.reserveCapacity(rows.count)
+            for row in rows {
+                try OutboxTable.claim(id: row.id, until: now + lease, in: database)
+                let payload: OutboxPayloadTable.Payload
+                if let known = payloads[row.payloadID] {
+                    payload = known
+                } else {
+                    // The foreign key promises the row; its absence means a damaged file.
+                    guard let loaded = try OutboxPayloadTable.payload(id: row.payloadID, in: database) else {
+                        throw StoredValueError(
+                            table: "outbox", column: "payload_id", value: "\(row.payloadID)", rowKey: "\(row.id)")
+                    }
+                    payloads[row.payloadID] = loaded
+                    payload = loaded
+                }
+                var apns = payload.apns
+                // A device's own APNs topic (cospace registers its bundle id) unless the
+                // publish named one.
+                if apns?.topic == nil, let topic = row.apnsTopic { apns?.topic = topic }
+                let notification = Notification(
+                    appID: row.appID, token: row.token, deviceID: row.deviceID, sandbox: row.sandbox, apns: apns,
+                    fcm: payload.fcm)
+                deliveries.append(
+                    OutboxDelivery(
+                        id: row.id, payloadID: row.payloadID, attempts: Int(row.attempts) + 1,
+                        notification: notification, source: payload.source))
+            }
+            return deliveries
+        }
+    }
+
+    public func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {
+        guard !outcomes.isEmpty else { return }
+        try write { database in
+            var payloadIDs = Set<Int64>()
+            for (delivery, outcome) in outcomes {
+                let id = delivery.id
+                let kind: DeliveryLogEntry.Kind
+                let detail: String?
+                // Each action first finds whether the row is still there: a row whose device was
+                // deleted since the claim went with it, and there is nothing left to do or log.
+                switch outcome {
+                case .delivered(let upstreamID):
+                    guard try OutboxTable.delete(id: id, in: database) else { continue }
+                    payloadIDs.insert(delivery.payloadID)
+                    (kind, detail) = (.delivered, upstreamID)
+                case .retry(let at, let error):
+                    guard try OutboxTable.reschedule(id: id, at: at, error: error, in: database) else { continue }
+                    (kind, detail) = (.retry, error)
+                case .dead(let error):
+                    guard try OutboxTable.bury(id: id, error: error, in: database) else { continue }
+                    (kind, detail) = (.dead, error)
+                case .deadToken(let reason, let since):
+                    // The row first: while it exists its device is the one the push went to (a
+                    // device id could be reused after a delete, never while a row refers to it).
+                    guard try OutboxTable.delete(id: id, in: database), let deviceID = delivery.notification.deviceID
+                    else { continue }
+                    payloadIDs.insert(delivery.payloadID)
+                    // Pruning cascades every other push queued for the device; re-registered
+                    // after the token died, the device stays and only this push is over.
+                    let pruned = try Self.prune(deviceID: deviceID, deadSince: since, in: database)
+                    (kind, detail) = (pruned ? .pruned : .kept, reason)
+                }
+                try DeliveryLogTable.append(
+                    at: now, appID: delivery.notification.appID.rawValue, token: delivery.notification.token,
+                    kind: kind, detail: detail, source: delivery.source, in: database)
+            }
+            try OutboxPayloadTable.deleteIfUnused(payloadIDs, in: database)
+        }
+    }
+
+    public func nextDueAt() throws -> Int64? {
+        try withDatabase { try OutboxTable.nextDueAt(in: $0) }
+    }
+
+    public func releaseClaims() throws -> Int {
+        let now = nowMilliseconds
+        return try write { try OutboxTable.releaseClaims(now: now, in: $0) }
+    }
+
+    public func pendingCount() throws -> Int {
+        try withDatabase { try OutboxTable.pendingCount(in: $0) }
+    }
+
+    public func deadLetters(limit: Int) throws -> [OutboxDeadLetter] {
+        try withDatabase { try OutboxTable.deadLetters(limit: limit, in: $0) }
+    }
+
+    public func retryDeadLetters() throws -> Int {
+        let now = nowMilliseconds
+        return try write { try OutboxTable.reviveDeadLetters(now: now, in: $0) }
+    }
+
+    public func deliveryLog(limit: Int) throws -> [DeliveryLogEntry] {
+        try withDatabase { try DeliveryLogTable.recent(limit: limit, in: $0) }
+    }
+
+    public func trimDeliveryLog(keeping: Int) throws -> Int {
+        try write { try DeliveryLogTable.trim(keeping: keeping, in: $0) }
+    }
+
+    public func deleteUnusedPayloads() throws -> Int {
+        try write { try OutboxPayloadTable.deleteAllUnused(in: $0) }
+    }
+}

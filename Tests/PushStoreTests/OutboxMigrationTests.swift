@@ -1,0 +1,19 @@
+import Foundation
+import XCTest
+
+@testable import PushStore
+
+/// 0002 applies on top of 0001 and brings the outbox's tables.
+final class OutboxMigrationTests: StoreTestCase {
+    func testTheOutboxMigrationAddsItsTables() throws {
+        let database = try openDatabase()
+        let applied = try Migrator.migrate(database: database, directory: Self.sqlDirectory)
+        XCTAssertEqual(Array(applied.prefix(2)), ["0001_initial.sql", "0002_outbox.sql"])
+        let tables = try database.withStatement("SELECT name FROM sqlite_schema WHERE type = 'table'") { row in
+            var names: Set<String> = []
+            while try row.step() { names.insert(row.string(0) ?? "") }
+            return names
+        }
+        XCTAssertTrue(tables.isSuperset(of: ["outbox_payloads", "outbox", "delivery_log"]), "\(tables)")
+    }
+}
