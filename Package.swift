@@ -5,11 +5,16 @@ let package = Package(
     name: "pushgate",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "pushgate", targets: ["pushgate"])
+        .executable(name: "pushgate", targets: ["pushgate"]),
+        .executable(name: "pushgate-mock", targets: ["pushgate-mock"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only the mock APNs/FCM servers the tests and benchmarks run use SwiftNIO.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries from Debian, each in its own box with a shim for macros and variadics.
@@ -22,6 +27,7 @@ let package = Package(
         .target(name: "PushStore", dependencies: ["PushCore", "CSQLite"]),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         .target(name: "PushAPI", dependencies: ["PushCore"]),
+        .target(name: "PushDelivery", dependencies: ["PushCore", "PushCrypto", "CCurl", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "FastCGI",
             dependencies: ["PushCore", "CFastCGI", .product(name: "Logging", package: "swift-log")]
@@ -29,19 +35,37 @@ let package = Package(
         .target(
             name: "App",
             dependencies: [
-                "PushCore", "PushStore", "PushCrypto", "PushAPI", "FastCGI",
+                "PushCore", "PushStore", "PushCrypto", "PushAPI", "FastCGI", "PushDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "pushgate", dependencies: ["App"]),
 
+        // Mock APNs and FCM: HTTP/2 over TLS, for the tests and scripts/bench (never shipped).
+        .target(
+            name: "MockUpstream",
+            dependencies: [
+                "PushCore", "PushCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .executableTarget(
+            name: "pushgate-mock",
+            dependencies: ["MockUpstream", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
         .target(name: "PushTesting", dependencies: ["PushCore"], path: "Tests/PushTesting"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting", "MockUpstream"]),
+        .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream"]),
+        .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
     ]
 )

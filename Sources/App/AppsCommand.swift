@@ -5,7 +5,7 @@ import PushCore
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Register the apps pushgate pushes for, with their APNs key or FCM service account.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, List.self, Remove.self, Check.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -6,7 +6,8 @@ public struct PushgateCommand: ParsableCommand {
         commandName: "pushgate",
         abstract: "Self-hosted push-token store and push gateway (APNs, FCM).",
         subcommands: [
-            ServeCommand.self, MigrateCommand.self, AppsCommand.self, TokensCommand.self, ConfigCommand.self,
+            ServeCommand.self, MigrateCommand.self, AppsCommand.self, TokensCommand.self, SendCommand.self,
+            OutboxCommand.self, ConfigCommand.self,
         ])
 
     public init() {}

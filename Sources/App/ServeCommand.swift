@@ -2,6 +2,7 @@ import ArgumentParser
 import FastCGI
 import Foundation
 import PushCore
+import PushDelivery
 import PushStore
 
 struct ServeCommand: ParsableCommand {
@@ -12,6 +13,9 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        // Before any thread starts (the delivery engine's, the outbox worker's): a SIGTERM must
+        // reach the FastCGI server's wait, or the socket file would be left behind.
+        FastCGIServer.blockTerminationSignals()
         let runtime = try Runtime(global)
         let configuration = runtime.configuration
         let logger = runtime.logger
@@ -33,6 +37,16 @@ struct ServeCommand: ParsableCommand {
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
         let writeGate = WriteGate()
+        let deliveryStore = try runtime.openStore(migrating: false, writeGate: writeGate)
+        let delivery = try DeliveryStack(configuration: configuration, catalog: deliveryStore, logger: logger)
+        // One outbox worker per process, on its own connection: queued pushes left by an
+        // earlier run (or a crash) go out as soon as the responder starts.
+        let outbox = OutboxWorker(store: deliveryStore, deliverer: delivery.router, logger: logger)
+        outbox.start()
+        defer {
+            outbox.stop()
+            delivery.shutdown()
+        }
         try server.run(
             makeHandler: { _ in Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate)) },
             logger: logger)

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import PushCore
+import PushCrypto
+
+extension AppsCommand {
+    /// Proves an app's credentials against the real service (or whatever PUSHGATE_APNS_URL /
+    /// PUSHGATE_FCM_URL point at) and says plainly what is wrong when they do not work.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Prove an app's credentials work (APNs: one signed request; FCM: an access token).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The app's id.") var id: String
+
+        /// All zeros: a well-formed token no device has. APNs checks the provider token before
+        /// the device token, so BadDeviceToken here means the credentials were accepted.
+        static let probeToken = DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
+
+        func run() throws {
+            let runtime = try Runtime(global)
+            let store = try runtime.openStore()
+            guard let appID = AppID(id), let app = try store.app(id: appID) else {
+                throw CommandFailure("no app with id \(id) is registered")
+            }
+            let stack = try DeliveryStack(configuration: runtime.configuration, catalog: store, logger: runtime.logger)
+            defer { stack.shutdown() }
+            switch app.credentials {
+            case .fcmServiceAccount(let json, let projectID):
+                try checkFCM(json: json, projectID: projectID, stack: stack)
+            case .apnsToken, .apnsCertificate:
+                try checkAPNs(app, stack: stack)
+            }
+        }
+
+        private func checkAPNs(_ app: RegisteredApp, stack: DeliveryStack) throws {
+            let probe = Notification(
+                appID: app.id, token: Self.probeToken,
+                apns: APNsMessage(payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: .background, priority: 5))
+            let result = stack.router.deliver([probe])[0]
+            switch result {
+            case .delivered, .deadToken:
+                print("ok: APNs accepted the credentials of \(app.id) (a probe to a dummy token answered: \(DeliveryResultText.describe(result)))")
+            case .rejected(let status, let reason) where status == 403:
+                throw CommandFailure("APNs refused the credentials of \(app.id): \(reason)")
+            case .rejected(let status, let reason):
+                throw CommandFailure("APNs accepted the credentials but refused the push (\(status) \(reason)): check the topic \(app.apnsTopic ?? app.id.rawValue)")
+            case .retryLater(let reason, _):
+                throw CommandFailure("could not get an answer from APNs: \(reason)")
+            }
+        }
+
+        private func checkFCM(json: String, projectID: String, stack: DeliveryStack) throws {
+            let account: ServiceAccount
+            do {
+                account = try ServiceAccount(json: json)
+            } catch {
+                throw CommandFailure("the stored service account is unusable: \(error)")
+            }
+            let done = DispatchSemaphore(value: 0)
+            let outcome = ResultBox()
+            stack.accessTokens.accessToken(for: account) { result in
+                switch result {
+                case .success: outcome.set("", ok: true)
+                case .failure(let error): outcome.set("\(error)", ok: false)
+                }
+                done.signal()
+            }
+            done.wait()
+            guard outcome.ok else {
+                throw CommandFailure("Google refused the service account \(account.clientEmail): \(outcome.text)")
+            }
+            print("ok: got an FCM access token for \(account.clientEmail) (project \(projectID))")
+        }
+    }
+}
+
+/// A result handed from the transport's thread to the waiting command.
+private final class ResultBox: @unchecked Sendable {
+    // Written once before the semaphore is signalled, read after it is waited on.
+    private(set) var text = ""
+    private(set) var ok = false
+
+    func set(_ text: String, ok: Bool) {
+        self.text = text
+        self.ok = ok
+    }
+}

@@ -1,0 +1,29 @@
+import Logging
+import PushCore
+import PushDelivery
+
+/// The delivery side of one process: the one curl engine, the one provider-token and
+/// access-token cache (Apple answers TooManyProviderTokenUpdates to gateways that mint a JWT
+/// per thread), and the router every dialect and the outbox push through.
+final class DeliveryStack: Sendable {
+    let engine: CurlEngine
+    let router: DeliveryRouter
+    let accessTokens: AccessTokenCache
+
+    init(configuration: Configuration, catalog: any AppCatalog, logger: Logger) throws {
+        engine = try CurlEngine(
+            configuration: CurlEngineConfiguration(extraCAFile: configuration.caFile), logger: logger)
+        accessTokens = AccessTokenCache(transport: engine, logger: logger)
+        router = DeliveryRouter(
+            catalog: catalog, transport: engine,
+            configuration: DeliveryConfiguration(
+                apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),
+                fcmURL: configuration.fcmURL),
+            providerTokens: ProviderTokenCache(), accessTokens: accessTokens,
+            logger: logger)
+    }
+
+    func shutdown() {
+        engine.shutdown()
+    }
+}

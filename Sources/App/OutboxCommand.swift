@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import PushCore
+
+struct OutboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox", abstract: "Queued pushes: what waits, what failed for good, what happened lately.",
+        subcommands: [Status.self, Dead.self, Retry.self, Log.self], defaultSubcommand: Status.self)
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "How many pushes wait, and how many are dead letters.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let store = try Runtime(global).openStore()
+            print("pending: \(try store.pendingCount())")
+            let shown = 10_000
+            let dead = try store.deadLetters(limit: shown).count
+            print("dead letters: \(dead == shown ? "\(shown) or more" : String(dead))")
+        }
+    }
+
+    struct Dead: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pushes given up on (after every retry, or refused upstream).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "At most this many.") var limit = 50
+
+        func run() throws {
+            let letters = try Runtime(global).openStore().deadLetters(limit: limit)
+            guard !letters.isEmpty else {
+                print("no dead letters")
+                return
+            }
+            var rows = [["ID", "SOURCE", "APP", "TOKEN", "ATTEMPTS", "LAST ERROR"]]
+            for letter in letters {
+                rows.append([
+                    String(letter.id), letter.source, letter.appID, TokensCommand.List.shortened(letter.token),
+                    String(letter.attempts), letter.lastError ?? "-",
+                ])
+            }
+            print(TextTable.render(rows))
+        }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Queue every dead letter again (a running serve sends them).")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            print("queued again: \(try Runtime(global).openStore().retryDeadLetters())")
+        }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Recent delivery outcomes of queued pushes, newest first.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "At most this many.") var limit = 50
+
+        func run() throws {
+            let entries = try Runtime(global).openStore().deliveryLog(limit: limit)
+            guard !entries.isEmpty else {
+                print("no deliveries logged")
+                return
+            }
+            var rows = [["TIME", "APP", "TOKEN", "OUTCOME", "DETAIL"]]
+            for entry in entries {
+                let time = Date(timeIntervalSince1970: Double(entry.at) / 1000).formatted(.iso8601)
+                rows.append([time, entry.appID, entry.token, entry.kind.rawValue, entry.detail ?? "-"])
+            }
+            print(TextTable.render(rows))
+        }
+    }
+}

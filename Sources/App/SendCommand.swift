@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import PushCore
+
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send", abstract: "Send one push from the shell and print the upstream's answer.",
+        discussion: """
+            --json is the whole APNs payload for an APNs app, and the FCM message's fields (data, \
+            notification, android, apns) for an FCM app. The exit status is 0 only when the push \
+            was accepted upstream.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The registered app's id.") var app: String
+    @Option(help: "The device token: hex (or base64) for APNs, the registration token for FCM.") var token: String
+    @Option(help: "A visible alert with this text.") var alert: String?
+    @Option(help: "The payload as JSON (see above).") var json: String?
+    @Flag(help: "APNs: use the sandbox.") var sandbox = false
+
+    func run() throws {
+        guard (alert == nil) != (json == nil) else { throw CommandFailure("give either --alert TEXT or --json PAYLOAD") }
+        let runtime = try Runtime(global)
+        let store = try runtime.openStore()
+        guard let appID = AppID(app), let registered = try store.app(id: appID) else {
+            throw CommandFailure("no app with id \(app) is registered")
+        }
+        let deviceToken = try Self.parseToken(token, platform: registered.platform)
+        let (apns, fcm) = try message()
+        let notification = Notification(
+            appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm)
+        let stack = try DeliveryStack(configuration: runtime.configuration, catalog: store, logger: runtime.logger)
+        defer { stack.shutdown() }
+        let result = stack.router.deliver([notification])[0]
+        print(DeliveryResultText.describe(result))
+        if !result.isDelivered { throw ExitCode(1) }
+    }
+
+    static func parseToken(_ text: String, platform: Platform) throws -> DeviceToken {
+        switch platform {
+        case .apns:
+            guard let token = DeviceToken.fromHex(text) ?? DeviceToken.fromBase64(text), token.isPlausible(for: .apns) else {
+                throw CommandFailure("--token is not an APNs device token (64 hex digits, or base64)")
+            }
+            return token
+        case .fcm:
+            guard let token = DeviceToken.fromFCMText(text) else {
+                throw CommandFailure("--token is not an FCM registration token")
+            }
+            return token
+        }
+    }
+
+    private func message() throws -> (APNsMessage, FCMMessage) {
+        if let alert {
+            let apns = JSONValue.object(["aps": .object(["alert": .string(alert), "sound": .string("default")])])
+            return (APNsMessage(payload: apns.encoded()), FCMMessage(fields: ["notification": .object(["body": .string(alert)])]))
+        }
+        guard let object = (try? JSONValue.parse(Array((json ?? "").utf8)))?.objectValue else {
+            throw CommandFailure("--json must be a JSON object")
+        }
+        return (APNsMessage(payload: JSONValue.object(object).encoded()), FCMMessage(fields: object))
+    }
+}
+
+/// Delivery results as an operator reads them.
+enum DeliveryResultText {
+    static func describe(_ result: DeliveryResult) -> String {
+        switch result {
+        case .delivered(let id):
+            return "delivered" + (id.map { " (id \($0))" } ?? "")
+        case .deadToken(let reason, _):
+            return "dead token: \(reason) (the device should be forgotten)"
+        case .rejected(let status, let reason):
+            return "rejected (\(status)): \(reason)"
+        case .retryLater(let reason, let after):
+            return "not delivered, try again later: \(reason)" + (after.map { " (retry after \($0) s)" } ?? "")
+        }
+    }
+}

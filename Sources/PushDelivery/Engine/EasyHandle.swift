@@ -1,0 +1,183 @@
+import CCurl
+
+/// One libcurl easy handle, reused from transfer to transfer (`curl_easy_reset` keeps its
+/// allocations and drops every option), with the error buffer libcurl writes its messages to.
+/// Used by the engine thread only.
+final class EasyHandle {
+    let pointer: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var used = false
+
+    init?() {
+        guard let pointer = curl_easy_init() else { return nil }
+        self.pointer = pointer
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(pointer)
+        errorBuffer.deallocate()
+    }
+
+    /// libcurl's message for the last failure on this handle ("" when it wrote none).
+    var errorMessage: String { String(cString: errorBuffer) }
+
+    var responseCode: Int {
+        var code = 0
+        _ = pushgate_curl_easy_getinfo_long(pointer, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// Sets every option `transfer` needs. `context` is the transfer's unretained opaque
+    /// pointer, which the callbacks get back (the engine keeps the transfer alive meanwhile).
+    func prepare(
+        for transfer: CurlTransfer, context: UnsafeMutableRawPointer, settings: EasySettings
+    ) throws(TransportError) {
+        if used { curl_easy_reset(pointer) }
+        used = true
+        errorBuffer[0] = 0
+        let request = transfer.request
+        var options = OptionSetter(handle: pointer)
+        options.pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        options.string(CURLOPT_URL, request.url)
+        options.string(CURLOPT_PROTOCOLS_STR, "https")
+        options.long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Wait for an existing connection to show it multiplexes instead of opening another.
+        options.long(CURLOPT_PIPEWAIT, 1)
+        // Threads: libcurl must not use signals (SIGALRM) for its time-outs.
+        options.long(CURLOPT_NOSIGNAL, 1)
+        options.long(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds)
+        options.long(
+            CURLOPT_TIMEOUT_MS,
+            request.timeoutSeconds.map { Int($0 * 1000) } ?? settings.requestTimeoutMilliseconds)
+        options.long(CURLOPT_SSL_VERIFYPEER, 1)
+        options.long(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = settings.caFile { options.string(CURLOPT_CAINFO, caFile) }
+        if let caPath = settings.caPath { options.string(CURLOPT_CAPATH, caPath) }
+        setMethodAndBody(request, &options)
+        transfer.headerList = Self.headerList(request.headers)
+        options.slist(CURLOPT_HTTPHEADER, transfer.headerList)
+        options.writeCallback(CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        options.pointer(CURLOPT_HEADERDATA, context)
+        options.writeCallback(CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        options.pointer(CURLOPT_WRITEDATA, context)
+        if let identity = request.clientIdentity { setClientIdentity(identity, &options) }
+        if transfer.isOpener {
+            options.prereqCallback(curlPrereqCallback)
+            options.pointer(CURLOPT_PREREQDATA, context)
+        }
+        if let failure = options.failure {
+            throw .invalidRequest("curl_easy_setopt(\(failure.option)): \(String(cString: curl_easy_strerror(failure.code)))")
+        }
+    }
+
+    private func setMethodAndBody(_ request: UpstreamRequest, _ options: inout OptionSetter) {
+        switch request.method {
+        case "GET" where request.body.isEmpty:
+            options.long(CURLOPT_HTTPGET, 1)
+        default:
+            if request.method != "POST" { options.string(CURLOPT_CUSTOMREQUEST, request.method) }
+            // COPYPOSTFIELDS copies the body now: the request's array need not outlive this call.
+            options.offset(CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            if request.body.isEmpty {
+                options.string(CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                request.body.withUnsafeBytes { bytes in
+                    options.pointer(CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
+            }
+        }
+    }
+
+    /// libcurl compares the certificate blob when it looks for a connection to reuse, so requests
+    /// with different identities never share one.
+    private func setClientIdentity(_ identity: ClientIdentity, _ options: inout OptionSetter) {
+        switch identity {
+        case .pem(let certificate, let privateKey):
+            options.string(CURLOPT_SSLCERTTYPE, "PEM")
+            options.blob(CURLOPT_SSLCERT_BLOB, certificate)
+            options.string(CURLOPT_SSLKEYTYPE, "PEM")
+            options.blob(CURLOPT_SSLKEY_BLOB, privateKey)
+        case .pkcs12(let bundle, let password):
+            options.string(CURLOPT_SSLCERTTYPE, "P12")
+            options.blob(CURLOPT_SSLCERT_BLOB, bundle)
+            options.string(CURLOPT_KEYPASSWD, password)
+        }
+    }
+
+    private static func headerList(_ headers: [HTTPHeader]) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        // libcurl would otherwise send `Content-Type: application/x-www-form-urlencoded` for a
+        // POST body; the clients name their own type.
+        if !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            list = curl_slist_append(list, "Content-Type:")
+        }
+        for header in headers {
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        return list
+    }
+}
+
+/// The per-engine constants every transfer's options are made of.
+struct EasySettings: Sendable {
+    var connectTimeoutMilliseconds: Int
+    var requestTimeoutMilliseconds: Int
+    var caFile: String?
+    var caPath: String?
+}
+
+/// Calls the typed `curl_easy_setopt` shims and remembers the first failure, so that `prepare`
+/// reads as a list of options rather than a list of checks.
+private struct OptionSetter {
+    let handle: UnsafeMutableRawPointer
+    var failure: (option: UInt32, code: CURLcode)?
+
+    init(handle: UnsafeMutableRawPointer) {
+        self.handle = handle
+    }
+
+    private mutating func check(_ option: CURLoption, _ code: CURLcode) {
+        if code != CURLE_OK, failure == nil { failure = (option.rawValue, code) }
+    }
+
+    mutating func long(_ option: CURLoption, _ value: Int) {
+        check(option, pushgate_curl_easy_setopt_long(handle, option, value))
+    }
+
+    mutating func offset(_ option: CURLoption, _ value: curl_off_t) {
+        check(option, pushgate_curl_easy_setopt_off_t(handle, option, value))
+    }
+
+    mutating func string(_ option: CURLoption, _ value: String) {
+        check(option, pushgate_curl_easy_setopt_string(handle, option, value))
+    }
+
+    mutating func pointer(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) {
+        check(option, pushgate_curl_easy_setopt_pointer(handle, option, value))
+    }
+
+    mutating func slist(_ option: CURLoption, _ value: UnsafeMutablePointer<curl_slist>?) {
+        check(option, pushgate_curl_easy_setopt_slist(handle, option, value))
+    }
+
+    mutating func writeCallback(_ option: CURLoption, _ callback: curl_write_callback) {
+        check(option, pushgate_curl_easy_setopt_write_callback(handle, option, callback))
+    }
+
+    mutating func prereqCallback(_ callback: curl_prereq_callback) {
+        check(CURLOPT_PREREQFUNCTION, pushgate_curl_easy_setopt_prereq_callback(handle, callback))
+    }
+
+    /// CURL_BLOB_COPY: libcurl keeps its own copy, so `bytes` need not outlive the call.
+    mutating func blob(_ option: CURLoption, _ bytes: [UInt8]) {
+        let code = bytes.withUnsafeBytes { buffer -> CURLcode in
+            guard let base = buffer.baseAddress else { return CURLE_BAD_FUNCTION_ARGUMENT }
+            var blob = curl_blob(
+                data: UnsafeMutableRawPointer(mutating: base), len: buffer.count, flags: pushgate_curl_blob_copy())
+            return pushgate_curl_easy_setopt_blob(handle, option, &blob)
+        }
+        check(option, code)
+    }
+}

@@ -1,0 +1,83 @@
+import PushCore
+import PushCrypto
+
+/// Parsed app credentials, so that a push does not parse a PEM key or a service-account JSON
+/// (~100 µs–1 ms). Keyed by the credential text itself: `apps add --replace` with a new key
+/// takes effect on the next push without anyone invalidating anything.
+final class CredentialCache: Sendable {
+    private let providerKeys = Locked<[String: Result<ProviderKey, CredentialError>]>([:])
+    private let identities = Locked<[String: Result<ClientIdentity, CredentialError>]>([:])
+    private let serviceAccounts = Locked<[String: Result<ServiceAccount, CredentialError>]>([:])
+    /// Beyond this many distinct credentials the cache starts over (replaced keys linger otherwise).
+    private let capacity = 1024
+
+    /// How APNs requests of `app` authenticate.
+    func apnsAuthentication(for app: RegisteredApp) -> Result<APNsAuthentication, CredentialError> {
+        switch app.credentials {
+        case .apnsToken(let teamID, let keyID, let pem):
+            let cacheKey = "\(teamID)\u{0}\(keyID)\u{0}\(pem)"
+            return cached(cacheKey, in: providerKeys) {
+                do {
+                    return .success(try ProviderKey(teamID: teamID, keyID: keyID, pem: pem))
+                } catch {
+                    return .failure(CredentialError(app: app.id, reason: "APNs key: \(error)"))
+                }
+            }.map(APNsAuthentication.token).mapError { $0.naming(app.id) }
+        case .apnsCertificate(let certificatePEM, let privateKeyPEM):
+            // libcurl parses these per connection; cached only so that pushes share one copy.
+            return cached("\(certificatePEM)\u{0}\(privateKeyPEM)", in: identities) {
+                .success(.pem(certificate: Array(certificatePEM.utf8), privateKey: Array(privateKeyPEM.utf8)))
+            }.map(APNsAuthentication.certificate)
+        case .fcmServiceAccount:
+            return .failure(CredentialError(app: app.id, reason: "an FCM app has no APNs credentials"))
+        }
+    }
+
+    /// The service account FCM requests of `app` are authorised by, and the project they send for.
+    func fcmAccount(for app: RegisteredApp) -> Result<(ServiceAccount, projectID: String), CredentialError> {
+        guard case .fcmServiceAccount(let json, let projectID) = app.credentials else {
+            return .failure(CredentialError(app: app.id, reason: "an APNs app has no service account"))
+        }
+        return cached(json, in: serviceAccounts) {
+            do {
+                return .success(try ServiceAccount(json: json))
+            } catch {
+                return .failure(CredentialError(app: app.id, reason: "service account: \(error)"))
+            }
+        }.map { ($0, projectID) }.mapError { $0.naming(app.id) }
+    }
+
+    private func cached<Value>(
+        _ key: String, in cache: Locked<[String: Result<Value, CredentialError>]>,
+        parse: () -> Result<Value, CredentialError>
+    ) -> Result<Value, CredentialError> {
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        // Parsed outside the lock: two threads may both parse a new key once, harmlessly.
+        let parsed = parse()
+        cache.withLock {
+            if $0.count >= capacity { $0.removeAll() }
+            $0[key] = parsed
+        }
+        return parsed
+    }
+}
+
+/// How one APNs app proves itself: a provider JWT per request, or a client certificate per
+/// connection.
+enum APNsAuthentication {
+    case token(ProviderKey)
+    case certificate(ClientIdentity)
+}
+
+/// An app whose registered credentials cannot be used, and why (never the secret itself).
+struct CredentialError: Error, Equatable, CustomStringConvertible {
+    var app: AppID
+    var reason: String
+
+    var description: String { "credentials of app \(app) unusable: \(reason)" }
+
+    /// The cache is shared by apps registered with the same key: name the app that asked.
+    func naming(_ app: AppID) -> CredentialError {
+        CredentialError(app: app, reason: reason)
+    }
+}

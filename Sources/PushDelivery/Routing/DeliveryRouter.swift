@@ -1,0 +1,91 @@
+import Logging
+import PushCore
+
+/// The `Deliverer` the rest of pushgate uses: looks up each push's app, hands it to the client
+/// of the app's platform, runs the whole batch concurrently over the one transport, and answers
+/// the results in the batch's order. Create one per process: it owns the credential cache and
+/// shares the token caches it is given.
+public final class DeliveryRouter: Deliverer {
+    private let catalog: AppCatalog
+    private let clients: [Platform: PlatformDeliverer]
+    private let logger: Logger
+
+    /// The usual wiring: an `APNsClient` and an `FCMClient` over `transport`.
+    public convenience init(
+        catalog: AppCatalog, transport: HTTP2Transport, configuration: DeliveryConfiguration = DeliveryConfiguration(),
+        providerTokens: ProviderTokenCache, accessTokens: AccessTokenCache,
+        events: DeliveryEvents = IgnoredDeliveryEvents(), clock: UnixClock = .system, logger: Logger
+    ) {
+        let credentials = CredentialCache()
+        let clients: [PlatformDeliverer] = [
+            APNsClient(
+                transport: transport, endpoints: configuration.apns, providerTokens: providerTokens,
+                credentials: credentials, events: events, clock: clock, logger: logger),
+            FCMClient(
+                transport: transport, baseURL: configuration.fcmURL, accessTokens: accessTokens,
+                credentials: credentials, clock: clock, logger: logger),
+        ]
+        self.init(catalog: catalog, clients: clients, logger: logger)
+    }
+
+    /// Any set of platform clients, one per platform.
+    public init(catalog: AppCatalog, clients: [PlatformDeliverer], logger: Logger) {
+        self.catalog = catalog
+        self.clients = Dictionary(clients.map { ($0.platform, $0) }, uniquingKeysWith: { _, last in last })
+        self.logger = logger
+    }
+
+    /// Blocks until every push is answered. Never call it from a transport completion (the
+    /// engine thread would wait for itself).
+    public func deliver(_ batch: [PushCore.Notification]) -> [DeliveryResult] {
+        let apps = lookUpApps(Set(batch.map(\.appID)))
+        let collector = OrderedCollector<DeliveryResult>(count: batch.count)
+        for (index, notification) in batch.enumerated() {
+            send(notification, app: apps[notification.appID] ?? .failure(.unknown)) { collector.set(index, $0) }
+        }
+        return collector.wait()
+    }
+
+    /// The fire-and-forget form for the outbox: returns at once, `completion` runs once, maybe
+    /// on the transport's thread.
+    public func submit(_ notification: PushCore.Notification, completion: @escaping @Sendable (DeliveryResult) -> Void) {
+        let apps = lookUpApps([notification.appID])
+        send(notification, app: apps[notification.appID] ?? .failure(.unknown), completion: completion)
+    }
+
+    private func send(
+        _ notification: PushCore.Notification, app: Result<RegisteredApp, AppLookupFailure>,
+        completion: @escaping @Sendable (DeliveryResult) -> Void
+    ) {
+        switch app {
+        case .success(let app):
+            guard let client = clients[app.platform] else {
+                return completion(.rejected(status: 500, reason: "no deliverer for platform \(app.platform.rawValue)"))
+            }
+            client.send(notification, app: app, completion: completion)
+        case .failure(.unknown):
+            completion(.rejected(status: 400, reason: "unknown app \(notification.appID)"))
+        case .failure(.catalogUnavailable(let reason)):
+            completion(.retryLater(reason: "app catalog unavailable: \(reason)", afterSeconds: nil))
+        }
+    }
+
+    /// One catalog read per distinct app of the batch, not per push.
+    private func lookUpApps(_ ids: Set<AppID>) -> [AppID: Result<RegisteredApp, AppLookupFailure>] {
+        var apps: [AppID: Result<RegisteredApp, AppLookupFailure>] = [:]
+        for id in ids {
+            do {
+                apps[id] = try catalog.app(id: id).map { .success($0) } ?? .failure(.unknown)
+            } catch {
+                logger.error("app catalog lookup failed", metadata: ["app": "\(id)", "error": "\(error)"])
+                apps[id] = .failure(.catalogUnavailable("\(error)"))
+            }
+        }
+        return apps
+    }
+
+    private enum AppLookupFailure: Error {
+        case unknown
+        case catalogUnavailable(String)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PushDelivery
+
+/// The transport of unit tests (STYLE 14, sygnal's `preload_with_response`): answers each
+/// request from replies preloaded per URL fragment and records every request it was given.
+/// Completions run on another thread, as the engine's do, after an optional delay.
+/// `@unchecked Sendable`: `state` is only touched under `lock`.
+final class FakeTransport: HTTP2Transport, @unchecked Sendable {
+    struct Reply {
+        var outcome: UpstreamOutcome
+        var delaySeconds: Double = 0
+    }
+
+    private struct Rule {
+        var urlFragment: String
+        /// Used in order; the last one repeats.
+        var replies: [Reply]
+    }
+
+    private let lock = NSLock()
+    private var rules: [Rule] = []
+    private var recorded: [UpstreamRequest] = []
+
+    /// Answers requests whose URL contains `urlFragment` ("" matches all; later rules win) with
+    /// these replies in turn, the last one for every request after.
+    func preload(_ urlFragment: String, _ replies: Reply...) {
+        lock.withLock { rules.insert(Rule(urlFragment: urlFragment, replies: replies), at: 0) }
+    }
+
+    /// As `preload(_:_:)` for every URL.
+    func preload(_ replies: Reply...) {
+        lock.withLock { rules.insert(Rule(urlFragment: "", replies: replies), at: 0) }
+    }
+
+    func preload(
+        _ urlFragment: String = "", status: Int, headers: [HTTPHeader] = [], body: String = "", delaySeconds: Double = 0
+    ) {
+        let reply = Reply.response(status, headers: headers, body: body, delaySeconds: delaySeconds)
+        lock.withLock { rules.insert(Rule(urlFragment: urlFragment, replies: [reply]), at: 0) }
+    }
+
+    var requests: [UpstreamRequest] { lock.withLock { recorded } }
+
+    func requests(containing urlFragment: String) -> [UpstreamRequest] {
+        requests.filter { $0.url.contains(urlFragment) }
+    }
+
+    func submit(_ request: UpstreamRequest, completion: @escaping @Sendable (UpstreamOutcome) -> Void) {
+        let reply = lock.withLock { () -> Reply in
+            recorded.append(request)
+            guard let index = rules.firstIndex(where: { $0.urlFragment.isEmpty || request.url.contains($0.urlFragment) }) else {
+                return .response(599, body: "FakeTransport: nothing preloaded for \(request.url)")
+            }
+            let reply = rules[index].replies[0]
+            if rules[index].replies.count > 1 { rules[index].replies.removeFirst() }
+            return reply
+        }
+        let outcome = reply.outcome
+        DispatchQueue.global().asyncAfter(deadline: .now() + reply.delaySeconds) { completion(outcome) }
+    }
+}
+
+extension FakeTransport.Reply {
+    static func response(
+        _ status: Int, headers: [HTTPHeader] = [], body: String = "", delaySeconds: Double = 0
+    ) -> FakeTransport.Reply {
+        FakeTransport.Reply(
+            outcome: .success(UpstreamResponse(status: status, headers: headers, body: Array(body.utf8))),
+            delaySeconds: delaySeconds)
+    }
+
+    static func failure(_ error: TransportError) -> FakeTransport.Reply {
+        FakeTransport.Reply(outcome: .failure(error))
+    }
+}

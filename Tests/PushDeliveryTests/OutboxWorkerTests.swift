@@ -1,0 +1,521 @@
+import Foundation
+import Logging
+import PushCore
+import XCTest
+
+@testable import PushDelivery
+
+/// The worker against an in-memory outbox with the SQL store's semantics and a scripted
+/// deliverer: what becomes of each result, retries in time, dead letters, pruning, crashes.
+final class OutboxWorkerTests: XCTestCase {
+    private var clock: OutboxTestClock!
+    private var store: InMemoryOutboxStore!
+    private var deliverer: ScriptedDeliverer!
+
+    private let start: Int64 = 1_800_000_000_000
+    private let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)))
+
+    override func setUp() {
+        super.setUp()
+        clock = OutboxTestClock(start)
+        store = InMemoryOutboxStore(clock: clock)
+        deliverer = ScriptedDeliverer()
+    }
+
+    /// Jitter at its ceiling, so that retry times are known: 1 s, 2 s, 4 s, …
+    private func makeWorker(
+        batchSize: Int = 1_000, maxAttempts: Int = 10, lease: Int64 = 30_000, idlePoll: Int64 = 5_000,
+        releaseClaimsOnStart: Bool = true
+    ) -> OutboxWorker {
+        let configuration = OutboxWorkerConfiguration(
+            batchSize: batchSize, leaseMilliseconds: lease, idlePollMilliseconds: idlePoll,
+            releaseClaimsOnStart: releaseClaimsOnStart,
+            retry: RetryPolicy(maxAttempts: maxAttempts, random: { $0.upperBound }))
+        return OutboxWorker(
+            store: store, deliverer: deliverer, configuration: configuration, clock: { [clock] in clock!.now },
+            logger: Fixtures.logger)
+    }
+
+    func testDeliversDueRowsAndFinishesThem() throws {
+        let devices = store.addDevices(3)
+        XCTAssertEqual(try store.enqueue(message, deviceIDs: devices), 3)
+        let worker = makeWorker()
+
+        XCTAssertEqual(try worker.runOnce(), 3)
+        XCTAssertEqual(try worker.runOnce(), 0, "nothing left")
+        XCTAssertEqual(deliverer.batches.count, 1, "one batch, one deliver call")
+        let sent = deliverer.batches[0]
+        XCTAssertEqual(sent.map(\.deviceID), devices)
+        XCTAssertEqual(sent.map(\.token), devices.map(InMemoryOutboxStore.token))
+        XCTAssertEqual(sent.map(\.apns), Array(repeating: message.apns, count: 3))
+        XCTAssertEqual(try store.pendingCount(), 0)
+        XCTAssertEqual(store.log.map(\.kind), [.delivered, .delivered, .delivered])
+    }
+
+    func testBatchesHoldAtMostTheBatchSize() throws {
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(5))
+        let worker = makeWorker(batchSize: 2)
+        XCTAssertEqual(try [worker.runOnce(), worker.runOnce(), worker.runOnce(), worker.runOnce()], [2, 2, 1, 0])
+        XCTAssertEqual(deliverer.batches.map(\.count), [2, 2, 1])
+    }
+
+    func testARetryComesBackAtItsTimeAndIsDelivered() throws {
+        let devices = store.addDevices(2)
+        deliverer.script(devices[0], [.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)])
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = makeWorker()
+
+        XCTAssertEqual(try worker.runOnce(), 2)
+        XCTAssertEqual(try store.pendingCount(), 1)
+        XCTAssertEqual(try store.nextDueAt(), start + 1_000, "first backoff: up to a second")
+        XCTAssertEqual(try worker.runOnce(), 0, "not yet due")
+        clock.advance(by: 1_000)
+        XCTAssertEqual(try worker.runOnce(), 1)
+        XCTAssertEqual(try store.pendingCount(), 0)
+        XCTAssertEqual(deliverer.sends(to: devices[0]), 2)
+        XCTAssertEqual(store.log.map(\.kind), [.retry, .delivered, .delivered])
+    }
+
+    func testRetryAfterIsHonoured() throws {
+        let devices = store.addDevices(1)
+        deliverer.script(devices[0], [.retryLater(reason: "TooManyRequests", afterSeconds: 120)])
+        _ = try store.enqueue(message, deviceIDs: devices)
+        try makeWorker().runOnce()
+        XCTAssertEqual(try store.nextDueAt(), start + 120_000)
+    }
+
+    func testRetriesUntilTheLimitThenDeadLetters() throws {
+        let devices = store.addDevices(1)
+        deliverer.script(
+            devices[0], Array(repeating: .retryLater(reason: "InternalServerError", afterSeconds: nil), count: 10))
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = makeWorker(maxAttempts: 3)
+
+        for _ in 0..<10 {
+            try worker.runOnce()
+            clock.advance(by: 60_000)
+        }
+        XCTAssertEqual(deliverer.sends(to: devices[0]), 3, "three attempts, then no more")
+        XCTAssertEqual(try store.pendingCount(), 0)
+        let letters = try store.deadLetters(limit: 10)
+        XCTAssertEqual(letters.map(\.attempts), [3])
+        XCTAssertEqual(letters.map(\.lastError), ["gave up after 3 attempts: InternalServerError"])
+        XCTAssertEqual(store.log.map(\.kind), [.retry, .retry, .dead])
+    }
+
+    func testARejectedPushIsDeadLetteredAtOnce() throws {
+        let devices = store.addDevices(1)
+        deliverer.script(devices[0], [.rejected(status: 400, reason: "BadTopic")])
+        _ = try store.enqueue(message, deviceIDs: devices)
+        try makeWorker().runOnce()
+        XCTAssertEqual(try store.deadLetters(limit: 10).map(\.lastError), ["rejected (400): BadTopic"])
+        XCTAssertEqual(store.devices.count, 1, "a refused push keeps the token")
+    }
+
+    /// Two publishes queued for a dead device: pruned once, both pushes gone, others delivered.
+    func testADeadTokenPrunesTheDeviceOnce() throws {
+        let devices = store.addDevices(2)
+        deliverer.script(devices[0], [.deadToken(reason: "Unregistered", since: start - 10_000)])
+        _ = try store.enqueue(message, deviceIDs: devices)
+        _ = try store.enqueue(message, deviceIDs: [devices[0]])
+        let worker = makeWorker(batchSize: 2)
+
+        XCTAssertEqual(try worker.runOnce(), 2)
+        XCTAssertEqual(store.prunes, [devices[0]], "pruned, once")
+        XCTAssertEqual(try store.pendingCount(), 0, "its other queued push went with it")
+        XCTAssertEqual(try worker.runOnce(), 0)
+        XCTAssertEqual(deliverer.sends(to: devices[0]), 1)
+        XCTAssertEqual(Array(store.devices.keys), [devices[1]])
+        XCTAssertEqual(store.log.map(\.kind), [.pruned, .delivered])
+    }
+
+    /// kill -9 mid fan-out: the first worker claimed a batch and died before completing it.
+    /// A new worker delivers the unclaimed rows at once and the lost batch when its lease
+    /// ends: every push at least once.
+    func testACrashedWorkersRowsAreDeliveredAfterTheLease() throws {
+        let devices = store.addDevices(5)
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let lost = try store.claimDue(limit: 3, now: clock.now, lease: 30_000)
+        XCTAssertEqual(lost.count, 3)
+        // The first worker is gone: nothing completes `lost`.
+
+        let worker = makeWorker(lease: 30_000)
+        XCTAssertEqual(try worker.runOnce(), 2, "the rows nobody held")
+        XCTAssertEqual(try worker.runOnce(), 0, "the lost batch is still leased")
+        clock.advance(by: 30_000)
+        XCTAssertEqual(try worker.runOnce(), 3, "the lease ran out")
+        XCTAssertEqual(try store.pendingCount(), 0)
+        XCTAssertEqual(Set(deliverer.batches.joined().compactMap(\.deviceID)), Set(devices))
+        XCTAssertEqual(deliverer.batches.joined().count, 5, "sent once each: the dead worker sent none")
+    }
+
+    /// A row whose deliveries kept killing the process has its attempts used up by claims
+    /// alone: it is dead-lettered without being sent again.
+    func testARowClaimedTooOftenIsDeadLetteredUnsent() throws {
+        let devices = store.addDevices(1)
+        _ = try store.enqueue(message, deviceIDs: devices)
+        for _ in 0..<3 {
+            XCTAssertEqual(try store.claimDue(limit: 1, now: clock.now, lease: 1_000).count, 1)
+            clock.advance(by: 1_000)
+        }
+        XCTAssertEqual(try makeWorker(maxAttempts: 3).runOnce(), 1)
+        XCTAssertEqual(deliverer.batches, [], "not sent a fourth time")
+        XCTAssertEqual(try store.deadLetters(limit: 1).map(\.lastError), ["gave up: 3 attempts got no answer"])
+    }
+
+    func testADelivererAnsweringTooFewResultsLosesNothing() throws {
+        deliverer.dropsLastResult = true
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(2))
+        try makeWorker().runOnce()
+        XCTAssertEqual(try store.pendingCount(), 1, "the push without a result is retried")
+        XCTAssertEqual(store.log.map(\.kind), [.delivered, .retry])
+    }
+
+    // MARK: The thread
+
+    func testTheThreadDeliversWhenNotifiedAndStopsWhileIdle() throws {
+        clock.followsRealTime = true
+        let worker = makeWorker(idlePoll: 60_000)
+        worker.start()
+        // Let it find nothing and fall asleep for the long idle poll.
+        Thread.sleep(forTimeInterval: 0.1)
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(3))
+        worker.notify()
+        XCTAssertTrue(waitUntil { (try? self.store.pendingCount()) == 0 }, "notify woke the worker")
+
+        let stopping = Date()
+        worker.stop()
+        XCTAssertLessThan(Date().timeIntervalSince(stopping), 2, "stop interrupts the idle sleep")
+        worker.stop()  // twice is harmless
+        XCTAssertEqual(deliverer.batches.joined().count, 3)
+    }
+
+    func testTheThreadSleepsUntilARetryIsDue() throws {
+        clock.followsRealTime = true
+        let devices = store.addDevices(1)
+        deliverer.script(devices[0], [.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)])
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = makeWorker(idlePoll: 60_000)
+        worker.start()
+        defer { worker.stop() }
+        // The retry is due within a second (jitter at its ceiling): no notify needed.
+        XCTAssertTrue(waitUntil(seconds: 5) { self.deliverer.sends(to: devices[0]) == 2 })
+        XCTAssertTrue(waitUntil { (try? self.store.pendingCount()) == 0 })
+    }
+
+    func testStartingTakesBackClaimsOfADeadPredecessor() throws {
+        clock.followsRealTime = true
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(2))
+        _ = try store.claimDue(limit: 2, now: clock.now, lease: 3_600_000)
+        let worker = makeWorker()
+        worker.start()
+        defer { worker.stop() }
+        XCTAssertTrue(waitUntil { (try? self.store.pendingCount()) == 0 }, "not an hour later")
+    }
+
+    func testStopLetsTheBatchInHandFinish() throws {
+        clock.followsRealTime = true
+        deliverer.delay = 0.3
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(2))
+        let worker = makeWorker()
+        worker.start()
+        XCTAssertTrue(waitUntil { self.deliverer.started > 0 })
+        worker.stop()
+        XCTAssertEqual(try store.pendingCount(), 0, "the batch being delivered was completed")
+    }
+
+    /// The thread keeps two batches going: the next is claimed and sent while the last one
+    /// is still with the deliverer; none is sent twice.
+    func testTheThreadOverlapsTwoBatches() throws {
+        clock.followsRealTime = true
+        deliverer.delay = 0.1
+        let devices = store.addDevices(10)
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = makeWorker(batchSize: 2)
+        worker.start()
+        XCTAssertTrue(waitUntil { (try? self.store.pendingCount()) == 0 })
+        worker.stop()
+        XCTAssertEqual(deliverer.batches.map(\.count), [2, 2, 2, 2, 2])
+        XCTAssertEqual(deliverer.batches.joined().compactMap(\.deviceID).sorted(), devices, "each once")
+        XCTAssertEqual(deliverer.mostConcurrent, 2)
+    }
+
+    private func waitUntil(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition()
+    }
+}
+
+// MARK: - Test doubles (here: this work owns only the `Outbox*Tests.swift` files of the target)
+
+/// Unix milliseconds that tests move by hand, or that follow the real clock.
+/// `@unchecked Sendable`: state is guarded by `lock`.
+final class OutboxTestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64
+    private var following = false
+
+    init(_ start: Int64) { value = start }
+
+    var now: Int64 { lock.withLock { following ? OutboxWorker.systemClock() : value } }
+
+    var followsRealTime: Bool {
+        get { lock.withLock { following } }
+        set { lock.withLock { following = newValue } }
+    }
+
+    func advance(by milliseconds: Int64) { lock.withLock { value += milliseconds } }
+}
+
+/// Answers scripted results per device (then `delivered`), records every batch.
+/// `@unchecked Sendable`: state is guarded by `lock`.
+final class ScriptedDeliverer: Deliverer, @unchecked Sendable {
+    private let lock = NSLock()
+    private var scripts: [Int64: [DeliveryResult]] = [:]
+    private var recorded: [[PushCore.Notification]] = []
+    private var startedCount = 0
+    private var droppingLast = false
+    private var seconds = 0.0
+
+    func script(_ deviceID: Int64, _ results: [DeliveryResult]) { lock.withLock { scripts[deviceID] = results } }
+
+    var batches: [[PushCore.Notification]] { lock.withLock { recorded } }
+    var started: Int { lock.withLock { startedCount } }
+    var dropsLastResult: Bool {
+        get { lock.withLock { droppingLast } }
+        set { lock.withLock { droppingLast = newValue } }
+    }
+    /// How long each `deliver` takes.
+    var delay: Double {
+        get { lock.withLock { seconds } }
+        set { lock.withLock { seconds = newValue } }
+    }
+
+    func sends(to deviceID: Int64) -> Int {
+        batches.joined().filter { $0.deviceID == deviceID }.count
+    }
+
+    /// The most `deliver` calls seen running at once.
+    var mostConcurrent: Int { lock.withLock { peak } }
+    private var running = 0
+    private var peak = 0
+
+    func deliver(_ batch: [PushCore.Notification]) -> [DeliveryResult] {
+        let delay = lock.withLock { () -> Double in
+            startedCount += 1
+            running += 1
+            peak = max(peak, running)
+            return seconds
+        }
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        return lock.withLock {
+            running -= 1
+            recorded.append(batch)
+            var results = batch.map { notification -> DeliveryResult in
+                guard let id = notification.deviceID, var script = scripts[id], !script.isEmpty else {
+                    return .delivered(id: nil)
+                }
+                let result = script.removeFirst()
+                scripts[id] = script
+                return result
+            }
+            if droppingLast { results.removeLast() }
+            return results
+        }
+    }
+}
+
+/// An `OutboxStore` in memory with `SQLiteStore`'s semantics: a claim leases its rows (the
+/// lease end is the next due time), a dead token prunes the device and its queued rows once.
+/// `@unchecked Sendable`: state is guarded by `lock`.
+final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
+    struct Device {
+        var appID: AppID
+        var token: DeviceToken
+        /// Unix ms of the last registration.
+        var updatedAt: Int64
+    }
+
+    private struct Row {
+        var id: Int64
+        var message: OutboxMessage
+        var deviceID: Int64
+        var dead = false
+        var attempts = 0
+        var nextAttemptAt: Int64
+        var claimed = false
+        var lastError: String?
+        var createdAt: Int64
+    }
+
+    private let lock = NSLock()
+    private let clock: OutboxTestClock
+    private var deviceTable: [Int64: Device] = [:]
+    private var rows: [Row] = []
+    private var nextRowID: Int64 = 1
+    private var logEntries: [DeliveryLogEntry] = []
+    private var pruned: [Int64] = []
+
+    init(clock: OutboxTestClock) { self.clock = clock }
+
+    static func token(_ deviceID: Int64) -> DeviceToken {
+        DeviceToken(bytes: Array(repeating: UInt8(deviceID), count: 32))
+    }
+
+    /// Devices 1…count (or after the last), registered an hour ago.
+    func addDevices(_ count: Int) -> [Int64] {
+        lock.withLock {
+            let first = Int64(deviceTable.count) + 1
+            let ids = Array(first..<first + Int64(count))
+            for id in ids {
+                deviceTable[id] = Device(
+                    appID: AppID("com.example.app")!, token: Self.token(id), updatedAt: clock.now - 3_600_000)
+            }
+            return ids
+        }
+    }
+
+    var devices: [Int64: Device] { lock.withLock { deviceTable } }
+    var prunes: [Int64] { lock.withLock { pruned } }
+    /// Oldest first.
+    var log: [DeliveryLogEntry] { lock.withLock { logEntries } }
+
+    func enqueue(_ message: OutboxMessage, deviceIDs: [Int64]) throws -> Int {
+        lock.withLock {
+            let now = clock.now
+            var seen = Set<Int64>()
+            var count = 0
+            for id in deviceIDs where deviceTable[id] != nil && seen.insert(id).inserted {
+                rows.append(Row(id: nextRowID, message: message, deviceID: id, nextAttemptAt: now, createdAt: now))
+                nextRowID += 1
+                count += 1
+            }
+            return count
+        }
+    }
+
+    func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+        lock.withLock {
+            let due = rows.indices.filter { !rows[$0].dead && rows[$0].nextAttemptAt <= now }
+                .sorted { (rows[$0].nextAttemptAt, rows[$0].id) < (rows[$1].nextAttemptAt, rows[$1].id) }
+                .prefix(limit)
+            return due.map { index in
+                rows[index].attempts += 1
+                rows[index].nextAttemptAt = now + lease
+                rows[index].claimed = true
+                let row = rows[index]
+                let device = deviceTable[row.deviceID]!
+                return OutboxDelivery(
+                    id: row.id, payloadID: 1, attempts: row.attempts,
+                    notification: PushCore.Notification(
+                        appID: device.appID, token: device.token, deviceID: row.deviceID, apns: row.message.apns,
+                        fcm: row.message.fcm),
+                    source: row.message.source)
+            }
+        }
+    }
+
+    func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {
+        lock.withLock {
+            for (delivery, outcome) in outcomes {
+                guard let index = rows.firstIndex(where: { $0.id == delivery.id && !$0.dead }),
+                    let device = deviceTable[rows[index].deviceID]
+                else { continue }
+                let deviceID = rows[index].deviceID
+                let kind: DeliveryLogEntry.Kind
+                switch outcome {
+                case .delivered:
+                    rows.remove(at: index)
+                    kind = .delivered
+                case .retry(let at, let error):
+                    rows[index].nextAttemptAt = at
+                    rows[index].claimed = false
+                    rows[index].lastError = error
+                    kind = .retry
+                case .dead(let error):
+                    rows[index].dead = true
+                    rows[index].claimed = false
+                    rows[index].lastError = error
+                    kind = .dead
+                case .deadToken(_, let since):
+                    if since.map({ device.updatedAt <= $0 }) ?? true {
+                        deviceTable[deviceID] = nil
+                        pruned.append(deviceID)
+                        rows.removeAll { $0.deviceID == deviceID }
+                        kind = .pruned
+                    } else {
+                        rows.remove(at: index)
+                        kind = .kept
+                    }
+                }
+                logEntries.append(
+                    DeliveryLogEntry(
+                        at: now, appID: device.appID.rawValue, token: device.token.description, kind: kind, detail: nil,
+                        source: delivery.source))
+            }
+        }
+    }
+
+    func nextDueAt() throws -> Int64? {
+        lock.withLock { rows.filter { !$0.dead }.map(\.nextAttemptAt).min() }
+    }
+
+    func releaseClaims() throws -> Int {
+        lock.withLock {
+            let now = clock.now
+            var count = 0
+            for index in rows.indices where rows[index].claimed && !rows[index].dead {
+                rows[index].claimed = false
+                rows[index].nextAttemptAt = now
+                count += 1
+            }
+            return count
+        }
+    }
+
+    func pendingCount() throws -> Int { lock.withLock { rows.filter { !$0.dead }.count } }
+
+    func deadLetters(limit: Int) throws -> [OutboxDeadLetter] {
+        lock.withLock {
+            rows.filter(\.dead).prefix(limit).map { row in
+                let device = deviceTable[row.deviceID]!
+                return OutboxDeadLetter(
+                    id: row.id, source: row.message.source, deviceID: row.deviceID, appID: device.appID.rawValue,
+                    token: device.token.description, attempts: row.attempts, lastError: row.lastError,
+                    createdAt: row.createdAt)
+            }
+        }
+    }
+
+    func retryDeadLetters() throws -> Int {
+        lock.withLock {
+            let now = clock.now
+            var count = 0
+            for index in rows.indices where rows[index].dead {
+                rows[index].dead = false
+                rows[index].attempts = 0
+                rows[index].nextAttemptAt = now
+                count += 1
+            }
+            return count
+        }
+    }
+
+    func deliveryLog(limit: Int) throws -> [DeliveryLogEntry] {
+        lock.withLock { Array(logEntries.reversed().prefix(limit)) }
+    }
+
+    func trimDeliveryLog(keeping: Int) throws -> Int {
+        lock.withLock {
+            let excess = max(logEntries.count - keeping, 0)
+            logEntries.removeFirst(excess)
+            return excess
+        }
+    }
+
+    func deleteUnusedPayloads() throws -> Int { 0 }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import PushCrypto
+import XCTest
+
+@testable import PushDelivery
+
+/// One provider JWT per key, renewed at 50 minutes, never more often than every 20.
+final class ProviderTokenCacheTests: XCTestCase {
+    private let clock = ManualClock()
+    private let key = try! ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", pem: TestKeys.apnsKey)
+
+    private func issuedAt(_ token: String) throws -> Double? {
+        try JWT.decode(token).claims["iat"]?.numberValue
+    }
+
+    func testATokenIsReusedUntilItIsFiftyMinutesOld() throws {
+        let cache = ProviderTokenCache(clock: clock.unixClock)
+        let first = try cache.token(for: key)
+        XCTAssertTrue(try JWT.verify(first, publicKeyPEM: TestKeys.apnsPublicKey))
+        clock.advance(by: 49 * 60 + 59)
+        XCTAssertEqual(try cache.token(for: key), first)
+        clock.advance(by: 1)
+        let second = try cache.token(for: key)
+        XCTAssertNotEqual(second, first)
+        XCTAssertEqual(try issuedAt(second), Double(clock.now))
+        XCTAssertEqual(try cache.token(for: key), second)
+    }
+
+    func testRoutineRenewalsNeverComeCloserThanTwentyMinutes() throws {
+        let cache = ProviderTokenCache(clock: clock.unixClock, policy: .init(renewAfterSeconds: 5 * 60))
+        let first = try cache.token(for: key)
+        clock.advance(by: 19 * 60)
+        XCTAssertEqual(try cache.token(for: key), first)
+        clock.advance(by: 60)
+        XCTAssertNotEqual(try cache.token(for: key), first)
+    }
+
+    func testForcedRenewalRespectsItsFloorAndHappensOncePerRefusedToken() throws {
+        let cache = ProviderTokenCache(clock: clock.unixClock)
+        let first = try cache.token(for: key)
+        clock.advance(by: 30)
+        XCTAssertNil(try cache.renewedToken(for: key, replacing: first), "younger than the floor")
+        clock.advance(by: 30)
+        let renewed = try XCTUnwrap(try cache.renewedToken(for: key, replacing: first))
+        XCTAssertNotEqual(renewed, first)
+        // Every other request that carried `first` gets the same replacement, not another one.
+        clock.advance(by: 120)
+        XCTAssertEqual(try cache.renewedToken(for: key, replacing: first), renewed)
+        XCTAssertEqual(try cache.token(for: key), renewed)
+    }
+
+    func testEachKeyHasItsOwnTokenAndAReplacedKeyIsUsedAtOnce() throws {
+        let cache = ProviderTokenCache(clock: clock.unixClock)
+        let other = try ProviderKey(teamID: "TEAM123456", keyID: "OTHERKEY01", pem: TestKeys.otherAPNsKey)
+        let first = try cache.token(for: key)
+        let second = try cache.token(for: other)
+        XCTAssertNotEqual(first, second)
+        XCTAssertEqual(try JWT.decode(second).header["kid"], .string("OTHERKEY01"))
+        // The operator re-registers KEY1234567 with another .p8: the old token is not used again.
+        let replaced = try ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", pem: TestKeys.otherAPNsKey)
+        let third = try cache.token(for: replaced)
+        XCTAssertNotEqual(third, first)
+        XCTAssertFalse(try JWT.verify(third, publicKeyPEM: TestKeys.apnsPublicKey))
+    }
+
+    func testOneTokenPerKeyAcrossThreads() throws {
+        let cache = ProviderTokenCache(clock: clock.unixClock)
+        let tokens = Locked<Set<String>>([])
+        let key = self.key
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            for _ in 0..<100 {
+                let token = try! cache.token(for: key)
+                tokens.withLock { _ = $0.insert(token) }
+            }
+        }
+        XCTAssertEqual(tokens.withLock { $0.count }, 1)
+    }
+}
