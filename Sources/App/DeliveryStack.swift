@@ -4,15 +4,14 @@ import PushDelivery
 
 /// The delivery side of one process: the one curl engine, the one provider-token and
 /// access-token cache (Apple answers TooManyProviderTokenUpdates to gateways that mint a JWT
-/// per thread), the router the outbox pushes through, and `direct` for dialects that push
-/// while the caller waits (it prunes dead tokens; the outbox prunes in its own completion).
+/// per thread), and the router every dialect and the outbox push through. (Dialects that
+/// push while the caller waits wrap it in `PruningDeliverer`; the outbox prunes itself.)
 final class DeliveryStack: Sendable {
     let engine: CurlEngine
     let router: DeliveryRouter
-    let direct: PruningDeliverer
     let accessTokens: AccessTokenCache
 
-    init(configuration: Configuration, catalog: any AppCatalog & DevicePruning, logger: Logger) throws {
+    init(configuration: Configuration, catalog: any AppCatalog, logger: Logger) throws {
         engine = try CurlEngine(
             configuration: CurlEngineConfiguration(extraCAFile: configuration.caFile), logger: logger)
         accessTokens = AccessTokenCache(transport: engine, logger: logger)
@@ -23,7 +22,6 @@ final class DeliveryStack: Sendable {
                 fcmURL: configuration.fcmURL),
             providerTokens: ProviderTokenCache(), accessTokens: accessTokens,
             logger: logger)
-        direct = PruningDeliverer(router, devices: catalog, logger: logger)
     }
 
     func shutdown() {

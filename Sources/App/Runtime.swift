@@ -54,21 +54,19 @@ struct Runtime {
     /// Applies pending migrations, returning the names of those applied now.
     @discardableResult
     func migrate() throws -> [String] {
-        try makeParentDirectory(of: configuration.database)
-        let database = try Database(
-            path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-            synchronous: synchronous)
-        return try Migrator.migrate(database: database, directory: migrationsDirectory())
+        try openStore(migrating: false).migrate(directory: migrationsDirectory())
     }
 
     /// A store on its own connection, with the schema brought up to date first. Stores of one
     /// process share `writeGate`, so their writers queue in-process instead of spinning on
     /// SQLite's lock.
     func openStore(migrating: Bool = true, writeGate: WriteGate = WriteGate()) throws -> SQLiteStore {
-        if migrating { try migrate() }
-        return try SQLiteStore(
+        try makeParentDirectory(of: configuration.database)
+        let store = try SQLiteStore(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
             synchronous: synchronous, writeGate: writeGate)
+        if migrating { try store.migrate(directory: migrationsDirectory()) }
+        return store
     }
 
     private var synchronous: Database.Synchronous {

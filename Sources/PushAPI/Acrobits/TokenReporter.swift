@@ -94,12 +94,3 @@ public struct TokenReporter: RequestHandler {
         return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
     }
 }
-
-extension ReporterParameters {
-    func value(_ names: [String]) -> (name: String, value: String)? {
-        for name in names {
-            if let found = value(name) { return found }
-        }
-        return nil
-    }
-}
