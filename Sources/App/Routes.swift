@@ -1,10 +1,24 @@
+import Logging
 import PushAPI
 import PushCore
+import PushCrypto
+import PushStore
+
+/// What the dialects need besides their thread's store, shared by every responder thread.
+struct RouteServices: Sendable {
+    let configuration: Configuration
+    /// The process's one delivery router. Dialects that push while the caller waits wrap it in
+    /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
+    let deliverer: any Deliverer
+    let logger: Logger
+}
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
 enum Routes {
-    static func router(store: any TokenStore) -> Router {
+    static func router(store: SQLiteStore, services: RouteServices) -> Router {
         let reporter = TokenReporter(apps: store, accounts: store)
+        let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
+        _ = senders  // the send-side dialects take it
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),

@@ -47,8 +47,11 @@ struct ServeCommand: ParsableCommand {
             outbox.stop()
             delivery.shutdown()
         }
+        let services = RouteServices(configuration: configuration, deliverer: delivery.router, logger: logger)
         try server.run(
-            makeHandler: { _ in Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate)) },
+            makeHandler: { _ in
+                Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate), services: services)
+            },
             logger: logger)
         logger.info("stopped")
     }

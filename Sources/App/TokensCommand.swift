@@ -48,6 +48,9 @@ struct DeviceListing: Encodable {
         var selector: String?
         var channel: String?
         var username: String?
+        var user: String?
+        var client: String?
+        var interests: [String]?
 
         init(_ owner: DeviceOwner) {
             switch owner {
@@ -56,12 +59,26 @@ struct DeviceListing: Encodable {
                 self.selector = selector
                 self.channel = channel.rawValue
                 self.username = username
+            case .cospaceUser(let id, let name):
+                self.kind = "cospace"
+                self.user = id
+                self.username = name
+            case .beamsClient(let id, let interests):
+                self.kind = "beams"
+                self.client = id
+                self.interests = interests
+            case .bridgeSubscription(let selector):
+                self.kind = "bridge"
+                self.selector = selector
             }
         }
 
         var summary: String {
             switch kind {
             case "acrobits": return "acrobits \(selector ?? "")/\(channel ?? "")" + (username.map { " (\($0))" } ?? "")
+            case "cospace": return "cospace \(username ?? "") (\(user ?? ""))"
+            case "beams": return "beams \(client ?? "")" + ((interests ?? []).isEmpty ? "" : " [\((interests ?? []).joined(separator: ", "))]")
+            case "bridge": return "bridge \(selector ?? "")"
             default: return kind
             }
         }

@@ -47,7 +47,14 @@ public protocol AcrobitsAccountStore: Sendable {
 
 /// Who a stored device belongs to, in each dialect's terms.
 public enum DeviceOwner: Sendable, Equatable {
+    /// Token Reporter / pnm2: one channel of an account.
     case acrobitsAccount(selector: String, channel: AcrobitsChannel, username: String?)
+    /// cospace `/api/push`: a user (id is the UUID push events name as `owner`).
+    case cospaceUser(id: String, name: String)
+    /// Pusher Beams: one client (app install) and the interests it subscribed, sorted.
+    case beamsClient(id: String, interests: [String])
+    /// Diffusion push bridge: one `pnsub` topic selector.
+    case bridgeSubscription(selector: String)
 }
 
 /// A device as stored, with every owner linked to it.

@@ -5,7 +5,7 @@ extension SQLiteStore {
     public func devices() throws -> [StoredDevice] {
         // One snapshot: a device and its owners must come from the same moment.
         try read { database in
-            let owners = try AcrobitsAccountTable.owners(in: database)
+            let owners = try DeviceOwnerQueries.all(in: database)
             var devices = try DeviceTable.all(in: database)
             for index in devices.indices {
                 devices[index].owners = owners[devices[index].id] ?? []

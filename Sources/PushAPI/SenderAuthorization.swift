@@ -1,0 +1,80 @@
+import PushCore
+
+/// Who may call the send-side endpoints (pnm2, publishes, events): with any valid sender key
+/// stored, a request must present one (`Authorization: Bearer KEY`, or HTTP Basic with the
+/// key as password, for PBX scripts that can only put credentials in a URL); with none, only
+/// loopback callers are served, so a fresh install is not an open relay. Each dialect renders
+/// a refusal in its own error shape.
+public struct SenderAuthorization: Sendable {
+    public enum Decision: Sendable, Equatable {
+        /// `sender` names the key used, or "loopback".
+        case allowed(sender: String)
+        /// 401: no key, or not a valid one. `reason` is safe to show the caller.
+        case unauthorized(reason: String)
+        /// 403: no keys exist and the caller is not on this machine.
+        case forbidden(reason: String)
+        /// 500: the key store could not be read.
+        case unavailable(any Error)
+
+        public static func == (lhs: Decision, rhs: Decision) -> Bool {
+            switch (lhs, rhs) {
+            case (.allowed(let a), .allowed(let b)): return a == b
+            case (.unauthorized(let a), .unauthorized(let b)): return a == b
+            case (.forbidden(let a), .forbidden(let b)): return a == b
+            case (.unavailable, .unavailable): return true
+            default: return false
+            }
+        }
+
+        /// The HTTP status each dialect answers with.
+        public var status: Int {
+            switch self {
+            case .allowed: return 200
+            case .unauthorized: return 401
+            case .forbidden: return 403
+            case .unavailable: return 500
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` value of a 401: both schemes pushgate accepts.
+    public static let challenge = #"Bearer realm="pushgate", Basic realm="pushgate""#
+
+    private let keys: any SenderKeyStore
+    private let digest: @Sendable (String) -> String
+
+    /// - Parameter digest: what the store keeps of a key (PushCrypto's `SenderKeyMaterial.digest`).
+    public init(keys: any SenderKeyStore, digest: @escaping @Sendable (String) -> String) {
+        self.keys = keys
+        self.digest = digest
+    }
+
+    public func authorize(_ request: Request) -> Decision {
+        do {
+            guard try keys.hasValidSenderKeys() else {
+                if request.isFromLoopback { return .allowed(sender: "loopback") }
+                return .forbidden(
+                    reason: "no sender keys are configured, so only this machine may send (pushgate keys add NAME)")
+            }
+            guard let presented = Self.presentedKey(request) else {
+                return .unauthorized(reason: "a sender key is required (Authorization: Bearer KEY)")
+            }
+            guard let name = try keys.senderKeyName(digest: digest(presented)) else {
+                return .unauthorized(reason: "the sender key is not valid")
+            }
+            return .allowed(sender: name)
+        } catch {
+            return .unavailable(error)
+        }
+    }
+
+    /// The key of a Bearer header, or of Basic's password (its user when the password is
+    /// empty: `curl -u KEY:` sends it that way).
+    static func presentedKey(_ request: Request) -> String? {
+        switch request.authorization {
+        case .bearer(let key): return key
+        case .basic(let user, let password): return password.isEmpty ? (user.isEmpty ? nil : user) : password
+        case nil: return nil
+        }
+    }
+}

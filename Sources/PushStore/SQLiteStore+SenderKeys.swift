@@ -1,0 +1,29 @@
+import PushCore
+
+// SenderKeyStore: the keys of the send-side endpoints.
+extension SQLiteStore: SenderKeyStore {
+    public func hasValidSenderKeys() throws -> Bool {
+        try withDatabase { try SenderKeyTable.hasValidKeys(in: $0) }
+    }
+
+    public func senderKeyName(digest: String) throws -> String? {
+        try withDatabase { try SenderKeyTable.name(digest: digest, in: $0) }
+    }
+
+    public func addSenderKey(name: String, digest: String) throws {
+        let now = clock()
+        try write { database in
+            if try SenderKeyTable.exists(name: name, in: database) { throw SenderKeyError.duplicateName(name) }
+            try SenderKeyTable.insert(name: name, digest: digest, now: now, in: database)
+        }
+    }
+
+    public func senderKeys() throws -> [SenderKey] {
+        try withDatabase { try SenderKeyTable.all(in: $0) }
+    }
+
+    public func revokeSenderKey(name: String) throws -> Bool {
+        let now = clock()
+        return try write { try SenderKeyTable.revoke(name: name, now: now, in: $0) }
+    }
+}

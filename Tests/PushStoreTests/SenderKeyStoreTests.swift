@@ -1,0 +1,39 @@
+import PushCore
+import XCTest
+
+@testable import PushStore
+
+final class SenderKeyStoreTests: StoreTestCase {
+    func testKeysAreFoundByDigestUntilRevoked() throws {
+        let store = try makeStore()
+        XCTAssertFalse(try store.hasValidSenderKeys())
+        try store.addSenderKey(name: "pbx1", digest: "d1")
+        try store.addSenderKey(name: "backend", digest: "d2")
+        XCTAssertTrue(try store.hasValidSenderKeys())
+        XCTAssertEqual(try store.senderKeyName(digest: "d1"), "pbx1")
+        XCTAssertNil(try store.senderKeyName(digest: "nope"))
+
+        XCTAssertTrue(try store.revokeSenderKey(name: "pbx1"))
+        XCTAssertFalse(try store.revokeSenderKey(name: "pbx1"), "already revoked")
+        XCTAssertFalse(try store.revokeSenderKey(name: "unknown"))
+        XCTAssertNil(try store.senderKeyName(digest: "d1"), "a revoked key no longer opens anything")
+        XCTAssertEqual(
+            try store.senderKeys(),
+            [
+                SenderKey(name: "backend", createdAt: 1_700_000_000, revokedAt: nil),
+                SenderKey(name: "pbx1", createdAt: 1_700_000_000, revokedAt: 1_700_000_000),
+            ])
+        XCTAssertTrue(try store.hasValidSenderKeys())
+        XCTAssertTrue(try store.revokeSenderKey(name: "backend"))
+        XCTAssertFalse(try store.hasValidSenderKeys(), "only valid keys count")
+    }
+
+    func testANameIsNeverReused() throws {
+        let store = try makeStore()
+        try store.addSenderKey(name: "pbx1", digest: "d1")
+        _ = try store.revokeSenderKey(name: "pbx1")
+        XCTAssertThrowsError(try store.addSenderKey(name: "pbx1", digest: "d3")) { error in
+            XCTAssertEqual(error as? SenderKeyError, .duplicateName("pbx1"))
+        }
+    }
+}
