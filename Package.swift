@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "pushgate", targets: ["pushgate"]),
         .executable(name: "pushgate-mock", targets: ["pushgate-mock"]),
+        .executable(name: "pushgate-loadgen", targets: ["pushgate-loadgen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -57,6 +58,14 @@ let package = Package(
         .executableTarget(
             name: "pushgate-mock",
             dependencies: ["MockUpstream", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // scripts/bench's delivery row: the engine driven at the mock APNs.
+        .executableTarget(
+            name: "pushgate-loadgen",
+            dependencies: [
+                "PushCore", "PushCrypto", "PushDelivery", "MockUpstream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         .target(name: "PushTesting", dependencies: ["PushCore"], path: "Tests/PushTesting"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),

@@ -11,7 +11,10 @@ final class DeliveryStack: Sendable {
     let router: DeliveryRouter
     let accessTokens: AccessTokenCache
 
-    init(configuration: Configuration, catalog: any AppCatalog, logger: Logger) throws {
+    init(
+        configuration: Configuration, catalog: any AppCatalog, events: any DeliveryEvents = IgnoredDeliveryEvents(),
+        logger: Logger
+    ) throws {
         engine = try CurlEngine(
             configuration: CurlEngineConfiguration(extraCAFile: configuration.caFile), logger: logger)
         accessTokens = AccessTokenCache(transport: engine, logger: logger)
@@ -20,7 +23,7 @@ final class DeliveryStack: Sendable {
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),
                 fcmURL: configuration.fcmURL),
-            providerTokens: ProviderTokenCache(), accessTokens: accessTokens,
+            providerTokens: ProviderTokenCache(), accessTokens: accessTokens, events: events,
             logger: logger)
     }
 

@@ -38,7 +38,10 @@ struct ServeCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let writeGate = WriteGate()
         let deliveryStore = try runtime.openStore(migrating: false, writeGate: writeGate)
-        let delivery = try DeliveryStack(configuration: configuration, catalog: deliveryStore, logger: logger)
+        let events = RecordingDeliveryEvents(
+            records: try runtime.openStore(migrating: false, writeGate: writeGate), logger: logger)
+        let delivery = try DeliveryStack(
+            configuration: configuration, catalog: deliveryStore, events: events, logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
         let outbox = OutboxWorker(store: deliveryStore, deliverer: delivery.router, logger: logger)
@@ -46,6 +49,7 @@ struct ServeCommand: ParsableCommand {
         defer {
             outbox.stop()
             delivery.shutdown()
+            events.drain()
         }
         let services = RouteServices(configuration: configuration, deliverer: delivery.router, logger: logger)
         try server.run(

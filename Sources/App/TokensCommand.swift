@@ -24,12 +24,13 @@ struct TokensCommand: ParsableCommand {
                 print("no devices stored")
                 return
             }
-            var rows = [["APP", "PLATFORM", "TOKEN", "OWNERS"]]
+            var rows = [["APP", "PLATFORM", "TOKEN", "OWNERS", "LAST OUTCOME"]]
             for device in devices {
                 rows.append([
                     device.appID.rawValue, device.platform?.rawValue ?? "(app not registered)",
                     Self.shortened(device.token.text(for: device.platform)),
                     device.owners.map(DeviceListing.Owner.init).map(\.summary).joined(separator: ", "),
+                    device.lastOutcome ?? "-",
                 ])
             }
             print(TextTable.render(rows))
@@ -95,9 +96,13 @@ struct DeviceListing: Encodable {
     var createdAt: Int64
     var updatedAt: Int64
     var owners: [Owner]
+    var lastOutcome: String?
+    var lastOutcomeAt: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, platform, token, sandbox, owners
+        case lastOutcome = "last_outcome"
+        case lastOutcomeAt = "last_outcome_at"
         case appID = "app_id"
         case reportedToken = "reported_token"
         case createdAt = "created_at"
@@ -114,5 +119,7 @@ struct DeviceListing: Encodable {
         createdAt = device.createdAt
         updatedAt = device.updatedAt
         owners = device.owners.map(Owner.init)
+        lastOutcome = device.lastOutcome
+        lastOutcomeAt = device.lastOutcomeAt
     }
 }

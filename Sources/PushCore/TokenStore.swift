@@ -70,11 +70,18 @@ public struct StoredDevice: Sendable, Equatable {
     public var createdAt: Int64
     public var updatedAt: Int64
     public var owners: [DeviceOwner]
+    /// What the last delivery to it found ("delivered", "rejected (400): BadTopic", …), and
+    /// when (unix seconds); nil before the first.
+    public var lastOutcome: String?
+    public var lastOutcomeAt: Int64?
 
     public init(
         id: Int64, appID: AppID, platform: Platform?, token: DeviceToken, reportedToken: String, sandbox: Bool?,
-        createdAt: Int64, updatedAt: Int64, owners: [DeviceOwner]
+        createdAt: Int64, updatedAt: Int64, owners: [DeviceOwner], lastOutcome: String? = nil,
+        lastOutcomeAt: Int64? = nil
     ) {
+        self.lastOutcome = lastOutcome
+        self.lastOutcomeAt = lastOutcomeAt
         self.id = id
         self.appID = appID
         self.platform = platform

@@ -30,7 +30,8 @@ enum DeviceTable {
     // every later push answers the same timestamp.
     private static let pruneSQL = "DELETE FROM devices WHERE id = ?1 AND (?2 IS NULL OR updated_at <= ?2 / 1000)"
     private static let selectAllSQL = """
-        SELECT id, app_id, platform, token, reported_token, sandbox, created_at, updated_at
+        SELECT id, app_id, platform, token, reported_token, sandbox, created_at, updated_at, last_outcome,
+            last_outcome_at
         FROM devices
         ORDER BY app_id, id
         """
@@ -103,7 +104,8 @@ enum DeviceTable {
                     StoredDevice(
                         id: id, appID: appID, platform: platform, token: DeviceToken(bytes: row.blob(3) ?? []),
                         reportedToken: row.string(4) ?? "", sandbox: row.bool(5), createdAt: row.int64(6),
-                        updatedAt: row.int64(7), owners: []))
+                        updatedAt: row.int64(7), owners: [], lastOutcome: row.string(8),
+                        lastOutcomeAt: row.optionalInt64(9)))
             }
             return devices
         }

@@ -98,6 +98,10 @@ extension SQLiteStore: OutboxStore {
                 try DeliveryLogTable.append(
                     at: now, appID: delivery.notification.appID.rawValue, token: delivery.notification.token,
                     kind: kind, detail: detail, source: delivery.source, in: database)
+                if kind != .pruned, let deviceID = delivery.notification.deviceID {
+                    try DeviceTable.recordOutcome(
+                        deviceID: deviceID, summary: kind.deviceSummary(detail), now: now / 1000, in: database)
+                }
             }
             try OutboxPayloadTable.deleteIfUnused(payloadIDs, in: database)
         }
@@ -135,5 +139,18 @@ extension SQLiteStore: OutboxStore {
 
     public func deleteUnusedPayloads() throws -> Int {
         try write { try OutboxPayloadTable.deleteAllUnused(in: $0) }
+    }
+}
+
+extension DeliveryLogEntry.Kind {
+    /// The device's `last_outcome` for an outbox outcome (a pruned device has none left).
+    func deviceSummary(_ detail: String?) -> String {
+        switch self {
+        case .delivered: return "delivered"
+        case .retry: return "not delivered, retrying: \(detail ?? "")"
+        case .dead: return "given up: \(detail ?? "")"
+        case .pruned: return "dead token: \(detail ?? "")"
+        case .kept: return "dead token before re-registration: \(detail ?? "")"
+        }
     }
 }

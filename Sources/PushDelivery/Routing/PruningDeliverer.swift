@@ -3,20 +3,29 @@ import PushCore
 
 /// Prunes the stored device of every push the upstream reports dead, for pushes sent directly
 /// (not through the outbox, which prunes inside its own completion). Dialects push through
-/// this, so a dead token leaves the store once, whichever dialect linked it.
+/// this, so a dead token leaves the store once, whichever dialect linked it. With `records`,
+/// the outcome of every push to a stored device is written back to it as well.
 public struct PruningDeliverer: Deliverer {
     private let inner: any Deliverer
     private let devices: any DevicePruning
+    private let records: (any DeviceDeliveryRecord)?
+    private let clock: UnixClock
     private let logger: Logger
 
-    public init(_ inner: any Deliverer, devices: any DevicePruning, logger: Logger) {
+    public init(
+        _ inner: any Deliverer, devices: any DevicePruning, records: (any DeviceDeliveryRecord)? = nil,
+        clock: UnixClock = .system, logger: Logger
+    ) {
         self.inner = inner
         self.devices = devices
+        self.records = records
+        self.clock = clock
         self.logger = logger
     }
 
     public func deliver(_ batch: [Notification]) -> [DeliveryResult] {
         let results = inner.deliver(batch)
+        record(batch, results)
         for (notification, result) in zip(batch, results) {
             guard case .deadToken(let reason, let since) = result, let deviceID = notification.deviceID else { continue }
             do {
@@ -29,5 +38,18 @@ public struct PruningDeliverer: Deliverer {
             }
         }
         return results
+    }
+
+    /// One transaction for the whole batch; a pruned device is skipped by the store.
+    private func record(_ batch: [Notification], _ results: [DeliveryResult]) {
+        guard let records else { return }
+        let outcomes = zip(batch, results).compactMap { notification, result in
+            notification.deviceID.map { (deviceID: $0, summary: result.summary) }
+        }
+        do {
+            try records.recordOutcomes(outcomes, now: Int64(clock.now()))
+        } catch {
+            logger.error("could not record delivery outcomes: \(error)")
+        }
     }
 }

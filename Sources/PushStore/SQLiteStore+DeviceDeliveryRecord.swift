@@ -1,0 +1,17 @@
+import PushCore
+
+// DeviceDeliveryRecord: outcomes and corrected APNs environments written back to devices.
+extension SQLiteStore: DeviceDeliveryRecord {
+    public func recordOutcomes(_ outcomes: [(deviceID: Int64, summary: String)], now: Int64) throws {
+        guard !outcomes.isEmpty else { return }
+        try write { database in
+            for (deviceID, summary) in outcomes {
+                try DeviceTable.recordOutcome(deviceID: deviceID, summary: summary, now: now, in: database)
+            }
+        }
+    }
+
+    public func setSandbox(_ sandbox: Bool, deviceID: Int64) throws {
+        try write { try DeviceTable.setSandbox(sandbox, deviceID: deviceID, in: $0) }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import PushCore
+import XCTest
+
+@testable import PushStore
+
+/// Outcomes and corrected APNs environments written back to devices.
+final class DeviceDeliveryRecordTests: OutboxTestCase {
+    func testOutcomesAndTheSandboxAreWrittenBackToTheirDevices() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 2)
+        try store.recordOutcomes([(ids[0], "delivered"), (ids[1], "rejected (400): BadTopic"), (9_999, "x")], now: 42)
+        try store.setSandbox(true, deviceID: ids[1])
+        let devices = Dictionary(uniqueKeysWithValues: try store.devices().map { ($0.id, $0) })
+        XCTAssertEqual(devices[ids[0]]?.lastOutcome, "delivered")
+        XCTAssertEqual(devices[ids[0]]?.lastOutcomeAt, 42)
+        XCTAssertEqual(devices[ids[1]]?.lastOutcome, "rejected (400): BadTopic")
+        XCTAssertNil(devices[ids[0]]?.sandbox)
+        XCTAssertEqual(devices[ids[1]]?.sandbox, true)
+        XCTAssertEqual(devices[ids[1]]?.updatedAt, devices[ids[0]]?.updatedAt, "not a re-registration")
+    }
+
+    func testTheOutboxRecordsEachOutcomeOnItsDevice() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 4)
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        let claimed = try store.claimDue(limit: 10, now: Outbox.storeNow, lease: 30_000)
+        try store.complete(
+            [
+                (claimed[0], .delivered(id: "apns-1")),
+                (claimed[1], .retry(at: Outbox.storeNow + 5_000, error: "ServiceUnavailable")),
+                (claimed[2], .dead(error: "BadTopic")),
+                (claimed[3], .deadToken(reason: "Unregistered", since: nil)),
+            ], now: Outbox.storeNow + 1_000)
+        let devices = Dictionary(uniqueKeysWithValues: try store.devices().map { ($0.id, $0) })
+        XCTAssertEqual(devices[ids[0]]?.lastOutcome, "delivered")
+        XCTAssertEqual(devices[ids[0]]?.lastOutcomeAt, (Outbox.storeNow + 1_000) / 1000, "seconds, like every device time")
+        XCTAssertEqual(devices[ids[1]]?.lastOutcome, "not delivered, retrying: ServiceUnavailable")
+        XCTAssertEqual(devices[ids[2]]?.lastOutcome, "given up: BadTopic")
+        XCTAssertNil(devices[ids[3]], "a dead token's device is gone")
+    }
+}
