@@ -15,11 +15,7 @@ struct Runtime {
         let (configuration, warnings) = try Configuration.load(file: file, environment: environment)
         self.configuration = configuration
         let level = configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
         var logger = Logger(label: label)
         logger.logLevel = level
         self.logger = logger
@@ -60,11 +56,14 @@ struct Runtime {
     /// A store on its own connection, with the schema brought up to date first. Stores of one
     /// process share `writeGate`, so their writers queue in-process instead of spinning on
     /// SQLite's lock.
-    func openStore(migrating: Bool = true, writeGate: WriteGate = WriteGate()) throws -> SQLiteStore {
+    /// `autoCheckpoint: false` is for `serve`, whose `WALCheckpointer` does them instead.
+    func openStore(migrating: Bool = true, writeGate: WriteGate = WriteGate(), autoCheckpoint: Bool = true) throws
+        -> SQLiteStore
+    {
         try makeParentDirectory(of: configuration.database)
         let store = try SQLiteStore(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-            synchronous: synchronous, writeGate: writeGate)
+            synchronous: synchronous, writeGate: writeGate, autoCheckpoint: autoCheckpoint)
         if migrating { try store.migrate(directory: migrationsDirectory()) }
         return store
     }

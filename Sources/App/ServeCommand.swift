@@ -37,9 +37,12 @@ struct ServeCommand: ParsableCommand {
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
         let writeGate = WriteGate()
-        let deliveryStore = try runtime.openStore(migrating: false, writeGate: writeGate)
-        let events = RecordingDeliveryEvents(
-            records: try runtime.openStore(migrating: false, writeGate: writeGate), logger: logger)
+        // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
+        let openStore = { try runtime.openStore(migrating: false, writeGate: writeGate, autoCheckpoint: false) }
+        let checkpointer = WALCheckpointer(store: try openStore(), logger: logger)
+        checkpointer.start()
+        let deliveryStore = try openStore()
+        let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(
             configuration: configuration, catalog: deliveryStore, events: events, logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
@@ -50,11 +53,12 @@ struct ServeCommand: ParsableCommand {
             outbox.stop()
             delivery.shutdown()
             events.drain()
+            checkpointer.stop()
         }
         let services = RouteServices(configuration: configuration, deliverer: delivery.router, logger: logger)
         try server.run(
             makeHandler: { _ in
-                Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate), services: services)
+                Routes.router(store: try openStore(), services: services)
             },
             logger: logger)
         logger.info("stopped")

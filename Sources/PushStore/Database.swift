@@ -27,7 +27,13 @@ public final class Database {
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long a writer waits for another connection's write
     ///     lock before failing with `SQLITE_BUSY`.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Synchronous = .normal) throws {
+    ///   - autoCheckpoint: false leaves WAL checkpoints to `checkpoint()`, called by a
+    ///     background thread, instead of the commit that crosses 1000 pages: a checkpoint
+    ///     syncs the database file, which is the slowest thing a request could wait for.
+    public init(
+        path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Synchronous = .normal,
+        autoCheckpoint: Bool = true
+    ) throws {
         var connection: OpaquePointer?
         // NOMUTEX: a connection is only ever used by one thread at a time (the store's lock
         // makes sure), so SQLite's per-call mutex would be pure cost.
@@ -54,6 +60,22 @@ public final class Database {
         try execute("PRAGMA foreign_keys = ON")
         // A PRAGMA value cannot be bound; it comes from the enum, never from input.
         try execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        if !autoCheckpoint { try execute("PRAGMA wal_autocheckpoint = 0") }
+    }
+
+    /// Copies committed WAL frames into the database file without waiting for readers or
+    /// writers (a PASSIVE checkpoint): what SQLite's automatic checkpoint does, on the
+    /// caller's schedule. Returns the WAL's frames and how many of them are now checkpointed.
+    @discardableResult
+    public func checkpoint() throws -> (walFrames: Int, checkpointed: Int) {
+        var frames: Int32 = 0
+        var done: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &done)
+        // BUSY: another connection is checkpointing right now; the next call catches up.
+        guard code == SQLITE_OK || code == SQLITE_BUSY else {
+            throw DatabaseError(code: code, connection: handle, sql: "wal_checkpoint(PASSIVE)")
+        }
+        return (Int(frames), Int(done))
     }
 
     deinit {

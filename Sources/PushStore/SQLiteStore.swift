@@ -21,9 +21,12 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     ///   - clock: unix seconds for created_at/updated_at; tests pass a fixed one.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Database.Synchronous = .normal,
-        writeGate: WriteGate = WriteGate(), clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
+        writeGate: WriteGate = WriteGate(), autoCheckpoint: Bool = true,
+        clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
     ) throws {
-        database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous)
+        database = try Database(
+            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
+            autoCheckpoint: autoCheckpoint)
         self.writeGate = writeGate
         self.clock = clock
     }
@@ -50,6 +53,13 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     /// The migrations the database records as applied.
     public func appliedMigrations() throws -> [AppliedMigration] {
         try withDatabase { try Migrator.applied(database: $0) }
+    }
+
+    /// A PASSIVE WAL checkpoint on this connection (see `Database.checkpoint()`), for the
+    /// process that turned automatic checkpoints off on its other connections.
+    @discardableResult
+    public func checkpoint() throws -> (walFrames: Int, checkpointed: Int) {
+        try withDatabase { try $0.checkpoint() }
     }
 
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {

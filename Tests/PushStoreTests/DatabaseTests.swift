@@ -173,3 +173,26 @@ final class DatabaseTests: StoreTestCase {
         }
     }
 }
+
+/// Checkpoints on the responder's schedule instead of on a request's commit.
+final class CheckpointTests: StoreTestCase {
+    func testWithAutoCheckpointOffOnlyAnExplicitCheckpointEmptiesTheWAL() throws {
+        let writer = try SQLiteStore(path: databasePath, autoCheckpoint: false)
+        try writer.migrate(directory: Self.sqlDirectory)
+        let database = try Database(path: databasePath, autoCheckpoint: false)
+        try database.execute("CREATE TABLE t (x BLOB)")
+        // Well past SQLite's default threshold of 1000 pages.
+        for _ in 0..<60 {
+            try database.execute("INSERT INTO t VALUES (zeroblob(100000))")
+        }
+        let wal = databasePath + "-wal"
+        let before = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        XCTAssertGreaterThan(before, 4_000_000, "no commit checkpointed")
+        let result = try writer.checkpoint()
+        XCTAssertGreaterThan(result.walFrames, 1000)
+        XCTAssertEqual(result.checkpointed, result.walFrames, "nothing held it back")
+        try database.execute("INSERT INTO t VALUES (1)")
+        let frames = try writer.checkpoint().walFrames
+        XCTAssertLessThan(frames, 10, "after a complete checkpoint the WAL starts over")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+
+/// Log lines to standard error, one `write(2)` each, in the layout of swift-log's
+/// `StreamLogHandler` (`2026-11-22T11:46:08+0000 info pushgate: key=value [Module] message`).
+/// Written for the request path: `StreamLogHandler` formats the time with `strftime` and
+/// flushes a locked `FILE*` on every line, which cost about 30% of `/healthz` throughput.
+/// Here the timestamp text is reused within its second and a line is a single system call,
+/// which the kernel keeps whole for lines up to PIPE_BUF when stderr is a pipe.
+struct LineLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let fileDescriptor: Int32
+
+    init(label: String, level: Logger.Level, fileDescriptor: Int32 = STDERR_FILENO) {
+        self.label = label
+        self.logLevel = level
+        self.fileDescriptor = fileDescriptor
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
+        var line = TimestampText.shared.current()
+        line += " "
+        line += level.rawValue
+        line += " "
+        line += label
+        line += ":"
+        let merged = mergedMetadata(explicit)
+        if !merged.isEmpty {
+            for key in merged.keys.sorted() {
+                line += " \(key)=\(merged[key]!)"
+            }
+        }
+        line += " [\(source)] "
+        line += message.description
+        line += "\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return  // nowhere to report a failing stderr
+                }
+            }
+        }
+    }
+
+    private func mergedMetadata(_ explicit: Logger.Metadata?) -> Logger.Metadata {
+        guard metadataProvider != nil || !(explicit?.isEmpty ?? true) else { return metadata }
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let explicit { merged.merge(explicit) { _, new in new } }
+        return merged
+    }
+}
+
+/// The local time as `2026-11-22T11:46:08+0000`, formatted once per second for all threads.
+final class TimestampText: @unchecked Sendable {
+    static let shared = TimestampText()
+    // @unchecked: both fields are only touched under `lock`.
+    private let lock = NSLock()
+    private var second: time_t = -1
+    private var text = ""
+
+    func current() -> String {
+        var now = time(nil)
+        lock.lock()
+        defer { lock.unlock() }
+        if now != second {
+            var parts = tm()
+            localtime_r(&now, &parts)
+            var buffer = [CChar](repeating: 0, count: 32)
+            let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+            text = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            second = now
+        }
+        return text
+    }
+}
