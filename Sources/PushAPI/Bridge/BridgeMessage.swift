@@ -61,15 +61,11 @@ struct BridgeMessage: Equatable {
         // that cannot do the opposite of what the client meant.
         if subscribe != nil, unsubscribe != nil { throw .bothOperations }
         try BridgeRequestBody.refuseUnknown(content, known: ["pnsub", "pnunsub"], in: nil)
-        let operation: Operation
-        let body: JSONValue
-        if let subscribe {
-            (operation, body) = (.subscribe, subscribe)
-        } else if let unsubscribe {
-            (operation, body) = (.unsubscribe, unsubscribe)
-        } else {
-            throw .noOperation
-        }
+        guard
+            let requested = subscribe.map({ (Operation.subscribe, $0) })
+                ?? unsubscribe.map({ (Operation.unsubscribe, $0) })
+        else { throw .noOperation }
+        let (operation, body) = requested
         let name = operation.rawValue
         guard let fields = body.objectValue else { throw .notAnObject(name) }
         try BridgeRequestBody.refuseUnknown(fields, known: ["destination", "topic"], in: name)

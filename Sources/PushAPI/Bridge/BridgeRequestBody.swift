@@ -11,7 +11,8 @@ enum BridgeRequestBody {
         do throws(JSONValue.ParseError) {
             value = try JSONValue.parse(request.body)
         } catch {
-            throw error == .invalidUTF8 ? .invalidUTF8 : .malformedJSON
+            if error == .invalidUTF8 { throw BridgeError.invalidUTF8 }
+            throw BridgeError.malformedJSON
         }
         guard let object = value.objectValue else { throw .notAnObject("the body") }
         return object
