@@ -11,6 +11,8 @@ struct RouteServices: Sendable {
     /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
     let deliverer: any Deliverer
     let logger: Logger
+    /// Wakes the outbox worker after a publish queued pushes (otherwise it looks at its next poll).
+    var wakeOutbox: @Sendable () -> Void = {}
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -18,12 +20,18 @@ enum Routes {
     static func router(store: SQLiteStore, services: RouteServices) -> Router {
         let reporter = TokenReporter(apps: store, accounts: store)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
-        _ = senders  // the send-side dialects take it
+        let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
+            .init(
+                prefix: NotificationBridge.path,
+                handler: NotificationBridge(apps: store, subscriptions: store, bridgeApps: bridgeApps)),
+            .init(
+                prefix: TopicPublisher.prefix,
+                handler: TopicPublisher(subscriptions: store, senders: senders, queued: services.wakeOutbox)),
         ])
     }
 }

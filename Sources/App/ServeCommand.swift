@@ -55,7 +55,8 @@ struct ServeCommand: ParsableCommand {
             events.drain()
             checkpointer.stop()
         }
-        let services = RouteServices(configuration: configuration, deliverer: delivery.router, logger: logger)
+        let services = RouteServices(
+            configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() })
         try server.run(
             makeHandler: { _ in
                 Routes.router(store: try openStore(), services: services)

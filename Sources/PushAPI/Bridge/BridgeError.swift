@@ -1,0 +1,76 @@
+import PushCore
+
+/// Why a bridge request was refused. Every refusal answers the document's error shape,
+/// `{"response": {"error": "…"}}`, with the correlation of a wrapped request when it was read.
+enum BridgeError: Error, Equatable {
+    case methodNotAllowed(String)
+    case unsupportedContentType(String)
+    case bodyTooLarge(limit: Int)
+    case invalidUTF8
+    case malformedJSON
+    case notAnObject(String)
+    case unknownField(String)
+    case missing(String)
+    case wrongType(field: String, expected: String)
+    case invalidField(String, String)
+    case bothOperations
+    case noOperation
+    case invalidSelector(TopicSelector.ParseError)
+    case invalidTopicPath(String)
+    case notFound(String)
+    /// The bridge is not set up for this kind of destination: an operator's fault, so the
+    /// client hears only that, and the log line names the key to set.
+    case notConfigured(client: String, operator: String)
+    case unauthorized(String)
+    case forbidden(String)
+
+    var status: Int {
+        switch self {
+        case .methodNotAllowed: return 405
+        case .unsupportedContentType: return 415
+        case .bodyTooLarge: return 413
+        case .notFound: return 404
+        case .notConfigured: return 503
+        case .unauthorized: return 401
+        case .forbidden: return 403
+        default: return 400
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .methodNotAllowed(let method): return "method \(method) not allowed: use POST"
+        case .unsupportedContentType(let type): return "unsupported content type \(type): use application/json"
+        case .bodyTooLarge(let limit): return "request body is larger than \(limit) bytes"
+        case .invalidUTF8: return "body is not valid UTF-8"
+        case .malformedJSON: return "body is not valid JSON"
+        case .notAnObject(let what): return "\(what) must be a JSON object"
+        case .unknownField(let field): return "unknown field \(field)"
+        case .missing(let field): return "\(field) is required"
+        case .wrongType(let field, let expected): return "\(field) must be \(expected)"
+        case .invalidField(let field, let reason): return "\(field) \(reason)"
+        case .bothOperations: return "a message holds either pnsub or pnunsub, not both"
+        case .noOperation: return "the message holds neither pnsub nor pnunsub"
+        case .invalidSelector(let error): return error.description
+        case .invalidTopicPath(let reason): return reason
+        case .notFound(let path): return "no bridge endpoint at \(path)"
+        case .notConfigured(let client, _): return client
+        case .unauthorized(let reason): return reason
+        case .forbidden(let reason): return reason
+        }
+    }
+
+    var headers: [(name: String, value: String)] {
+        switch self {
+        case .methodNotAllowed: return [("Allow", "POST")]
+        case .unauthorized: return [("WWW-Authenticate", SenderAuthorization.challenge)]
+        default: return []
+        }
+    }
+
+    func response(correlation: String? = nil) -> Response {
+        var response = BridgeResponse.error(message, correlation: correlation, status: status, headers: headers)
+        if case .notConfigured(_, let detail) = self { response.logNote = detail }
+        return response
+    }
+}

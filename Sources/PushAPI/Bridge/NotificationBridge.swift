@@ -1,0 +1,89 @@
+import PushCore
+
+/// The Push Notification Bridge's message path (`POST /push/notifications`): a client asks
+/// (`pnsub`) or stops asking (`pnunsub`) for the updates of a topic selector to be pushed to
+/// an `apns://` or `gcm://` destination.
+public struct NotificationBridge: RequestHandler {
+    public static let path = "/push/notifications"
+    /// A message is two short strings and a correlation id; anything near this is not one.
+    static let bodyLimit = 16 * 1024
+
+    private let apps: any AppCatalog
+    private let subscriptions: any BridgeSubscriptionStore
+    private let bridgeApps: BridgeApps
+
+    public init(apps: any AppCatalog, subscriptions: any BridgeSubscriptionStore, bridgeApps: BridgeApps) {
+        self.apps = apps
+        self.subscriptions = subscriptions
+        self.bridgeApps = bridgeApps
+    }
+
+    public func handle(_ request: Request) -> Response {
+        guard request.path == Self.path || request.path == Self.path + "/" else {
+            return BridgeError.notFound(request.path).response()
+        }
+        let message: BridgeMessage
+        do {
+            let object = try BridgeRequestBody.object(of: request, limit: Self.bodyLimit)
+            message = try BridgeMessage.parse(object)
+        } catch let refusal as BridgeMessage.Refusal {
+            return refusal.error.response(correlation: refusal.correlation)
+        } catch let error as BridgeError {
+            return error.response()
+        } catch {
+            return .internalError(error)
+        }
+        do {
+            try perform(message)
+            return BridgeResponse.content(message.echo, correlation: message.correlation)
+        } catch let error as BridgeError {
+            return error.response(correlation: message.correlation)
+        } catch {
+            var response = BridgeResponse.error(
+                "internal error", correlation: message.correlation, status: 500, headers: [])
+            response.logNote = String(describing: error)
+            return response
+        }
+    }
+
+    private func perform(_ message: BridgeMessage) throws {
+        let destination = try BridgeDestination(message.destination)
+        let selector: TopicSelector
+        do throws(TopicSelector.ParseError) {
+            selector = try TopicSelector(parsing: message.topic)
+        } catch {
+            throw BridgeError.invalidSelector(error)
+        }
+        let appID = try app(for: destination.platform)
+        switch message.operation {
+        case .subscribe:
+            _ = try subscriptions.subscribe(
+                appID: appID, token: destination.token, reportedToken: message.destination,
+                selector: selector.canonical)
+        case .unsubscribe:
+            // Unsubscribing what was never subscribed leaves the wanted state: a success, so
+            // that a client retrying after a lost response is not told it failed.
+            _ = try subscriptions.unsubscribe(appID: appID, token: destination.token, selector: selector.canonical)
+        }
+    }
+
+    /// The registered app behind `platform`'s destinations, or why there is none.
+    private func app(for platform: Platform) throws -> AppID {
+        let scheme = platform == .apns ? "apns://" : "gcm://"
+        let refusal = "this bridge does not serve \(scheme) destinations"
+        let (value, key) = bridgeApps.configured(for: platform)
+        guard let value, !value.isEmpty else {
+            throw BridgeError.notConfigured(client: refusal, operator: "\(key) is not set: set it to the id of a registered \(platform.rawValue) app")
+        }
+        guard let appID = AppID(value) else {
+            throw BridgeError.notConfigured(client: refusal, operator: "\(key)=\(value) is not a valid app id")
+        }
+        guard let registered = try apps.platform(of: appID) else {
+            throw BridgeError.notConfigured(client: refusal, operator: "\(key) names \(appID), which is not registered (pushgate apps add)")
+        }
+        guard registered == platform else {
+            throw BridgeError.notConfigured(client: refusal, operator: "\(key) names \(appID), a \(registered.rawValue) app, not \(platform.rawValue)")
+        }
+        return appID
+    }
+}

@@ -1,0 +1,80 @@
+import PushCore
+
+/// Publishing to the bridge (`POST /push/topics/<topic path>`): the push goes, once each, to
+/// every destination subscribed with a selector that selects the path. Queued in the durable
+/// outbox in one transaction; the answer says how many pushes were queued.
+public struct TopicPublisher: RequestHandler {
+    public static let prefix = "/push/topics"
+    /// Two payloads of at most a few KB each.
+    static let bodyLimit = 64 * 1024
+
+    private let subscriptions: any BridgeSubscriptionStore
+    private let senders: SenderAuthorization
+    /// Called after a publish queued something, to wake the outbox worker.
+    private let queued: @Sendable () -> Void
+
+    public init(
+        subscriptions: any BridgeSubscriptionStore, senders: SenderAuthorization,
+        queued: @escaping @Sendable () -> Void = {}
+    ) {
+        self.subscriptions = subscriptions
+        self.senders = senders
+        self.queued = queued
+    }
+
+    public func handle(_ request: Request) -> Response {
+        do {
+            guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }
+            switch senders.authorize(request) {
+            case .allowed: break
+            case .unauthorized(let reason): throw BridgeError.unauthorized(reason)
+            case .forbidden(let reason): throw BridgeError.forbidden(reason)
+            case .unavailable(let error): return failure(error)
+            }
+            let topic = try Self.topic(in: request.path)
+            let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
+            let count = try subscriptions.enqueueTopicPush(
+                OutboxMessage(source: "bridge:topic", apns: push.apns, fcm: push.fcm),
+                subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic))
+            if count > 0 { queued() }
+            return BridgeResponse.content(
+                .object(["topic": .string(topic.text), "queued": .number(Double(count))]), correlation: nil,
+                status: 202)
+        } catch let error as BridgeError {
+            return error.response()
+        } catch {
+            return failure(error)
+        }
+    }
+
+    private func failure(_ error: any Error) -> Response {
+        var response = BridgeResponse.error("internal error", correlation: nil, status: 500, headers: [])
+        response.logNote = String(describing: error)
+        return response
+    }
+
+    /// The topic path after the prefix, percent-decoded.
+    static func topic(in path: String) throws(BridgeError) -> TopicPath {
+        let raw = path.dropFirst(prefix.count)
+        guard raw.hasPrefix("/"), raw.count > 1 else {
+            throw .invalidTopicPath("name the topic to publish to: POST \(prefix)/<topic path>")
+        }
+        let decoded: String
+        do {
+            decoded = try FormParameters.percentDecode(raw.dropFirst(), plusAsSpace: false)
+        } catch {
+            throw .invalidTopicPath("the topic path has malformed percent-encoding")
+        }
+        do throws(TopicPath.ParseError) {
+            return try TopicPath(decoded)
+        } catch .emptyPart {
+            throw .invalidTopicPath("the topic path \(decoded) has an empty part")
+        } catch .tooLong {
+            throw .invalidTopicPath("the topic path is longer than \(TopicPath.maximumLength) bytes")
+        } catch .controlCharacter {
+            throw .invalidTopicPath("the topic path contains a control character")
+        } catch {
+            throw .invalidTopicPath("name the topic to publish to: POST \(prefix)/<topic path>")
+        }
+    }
+}

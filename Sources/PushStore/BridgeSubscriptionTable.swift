@@ -1,0 +1,62 @@
+import Foundation
+import PushCore
+
+/// The SQL of `bridge_subscriptions`: which devices asked for which topic selectors.
+enum BridgeSubscriptionTable {
+    private static let insertSQL = """
+        INSERT INTO bridge_subscriptions (device_id, topic_selector, created_at) VALUES (?1, ?2, ?3)
+        ON CONFLICT (device_id, topic_selector) DO NOTHING
+        """
+    private static let deleteSQL = """
+        DELETE FROM bridge_subscriptions
+        WHERE device_id = (SELECT id FROM devices WHERE app_id = ?1 AND token = ?2) AND topic_selector = ?3
+        RETURNING device_id
+        """
+    // The selectors come as one JSON array (json_each), so that one cached statement serves
+    // topics of any depth; each is an exact match on the topic_selector index. A device only
+    // receives a push that has a half for its platform.
+    private static let subscribersSQL = """
+        SELECT DISTINCT s.device_id
+        FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
+        WHERE s.topic_selector IN (SELECT value FROM json_each(?1))
+            AND ((d.platform = 'apns' AND ?2) OR (d.platform = 'fcm' AND ?3))
+        ORDER BY s.device_id
+        """
+
+    /// Links `deviceID` to `selector`; false when the link existed already.
+    static func insert(deviceID: Int64, selector: String, now: Int64, in database: Database) throws -> Bool {
+        try database.withStatement(insertSQL) { statement in
+            try statement.bind(deviceID, at: 1)
+            try statement.bind(selector, at: 2)
+            try statement.bind(now, at: 3)
+            try statement.run()
+        }
+        return database.changes > 0
+    }
+
+    /// Removes the link of (app, token) to `selector`; the device id when there was one.
+    static func delete(appID: AppID, token: DeviceToken, selector: String, in database: Database) throws -> Int64? {
+        try database.withStatement(deleteSQL) { row in
+            try row.bind(appID.rawValue, at: 1)
+            try row.bind(token.bytes, at: 2)
+            try row.bind(selector, at: 3)
+            var deviceID: Int64?
+            while try row.step() { deviceID = row.int64(0) }
+            return deviceID
+        }
+    }
+
+    /// Every device subscribed to any of `selectors` whose platform is in `platforms`, once.
+    static func subscribers(of selectors: [String], platforms: Set<Platform>, in database: Database) throws -> [Int64] {
+        guard !selectors.isEmpty, !platforms.isEmpty else { return [] }
+        let list = String(decoding: try JSONEncoder().encode(selectors), as: UTF8.self)
+        return try database.withStatement(subscribersSQL) { row in
+            try row.bind(list, at: 1)
+            try row.bind(platforms.contains(.apns), at: 2)
+            try row.bind(platforms.contains(.fcm), at: 3)
+            var deviceIDs: [Int64] = []
+            while try row.step() { deviceIDs.append(row.int64(0)) }
+            return deviceIDs
+        }
+    }
+}
