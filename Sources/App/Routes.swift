@@ -11,6 +11,8 @@ struct RouteServices: Sendable {
     /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
     let deliverer: any Deliverer
     let logger: Logger
+    /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
+    let cospacePasswords = VerifiedPasswordCache()
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -19,11 +21,22 @@ enum Routes {
         let reporter = TokenReporter(apps: store, accounts: store)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         _ = senders  // the send-side dialects take it
+        let cospacePasswords = services.cospacePasswords
+        let cospaceLogin = CospaceAuthenticator(users: store) { user, password, storedHash in
+            cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
+        }
+        let cospaceEvents = PushEvents(senders: senders, publisher: CospaceEventPublisher(users: store, outbox: store))
+        let cospace = PushRegistrations(
+            users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
+            fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
+            // Before /api/push, which would match it as a prefix.
+            .init(prefix: PushEvents.path, handler: cospaceEvents),
+            .init(prefix: PushRegistrations.path, handler: cospace),
         ])
     }
 }

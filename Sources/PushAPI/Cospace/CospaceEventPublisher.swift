@@ -1,0 +1,19 @@
+import PushCore
+
+/// Queues a push event for every device of its owner in the durable outbox.
+public struct CospaceEventPublisher: Sendable {
+    private let users: any CospaceUserStore
+    private let outbox: any OutboxStore
+
+    public init(users: any CospaceUserStore, outbox: any OutboxStore) {
+        self.users = users
+        self.outbox = outbox
+    }
+
+    /// How many devices were queued; nil when no user has the event's owner id.
+    public func publish(_ event: CospaceEvent) throws -> Int? {
+        // The stored ids are lowercase; senders may write a UUID in either case.
+        guard let deviceIDs = try users.deviceIDs(userID: event.owner.lowercased()) else { return nil }
+        return try outbox.enqueue(event.outboxMessage, deviceIDs: deviceIDs)
+    }
+}
