@@ -32,7 +32,7 @@ struct EventCommand: ParsableCommand {
         do {
             event = try CospaceEvent(owner: owner, message: message, fields: values)
         } catch {
-            throw CommandFailure("refused: \(error.description)")
+            throw CommandFailure("refused: \(error)")
         }
         let store = try Runtime(global).openStore()
         guard let queued = try CospaceEventPublisher(users: store, outbox: store).publish(event) else {

@@ -11,6 +11,9 @@ struct RouteServices: Sendable {
     /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
     let deliverer: any Deliverer
     let logger: Logger
+    /// Wakes the outbox worker after an enqueue, so that fan-out goes out now rather than at
+    /// its next poll.
+    var notifyOutbox: @Sendable () -> Void = {}
     /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
     let cospacePasswords = VerifiedPasswordCache()
 }
@@ -25,7 +28,9 @@ enum Routes {
         let cospaceLogin = CospaceAuthenticator(users: store) { user, password, storedHash in
             cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
         }
-        let cospaceEvents = PushEvents(senders: senders, publisher: CospaceEventPublisher(users: store, outbox: store))
+        let cospaceEvents = PushEvents(
+            senders: senders,
+            publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.notifyOutbox))
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })

@@ -41,9 +41,8 @@ public struct CospaceEvent: Sendable, Equatable {
     /// Checks a sender's JSON object: `owner`, `message` and exactly the event's fields.
     init(_ body: [String: JSONValue]) throws(CospaceError) {
         guard case .string(let message)? = body["message"] else {
-            throw body["message"] == nil
-                ? .invalidField(status: "missing-field", field: "message")
-                : .invalidField(status: "invalid-field", field: "message")
+            let status = body["message"] == nil ? "missing-field" : "invalid-field"
+            throw CospaceError.invalidField(status: status, field: "message")
         }
         guard let definition = Self.definitions[message] else { throw .invalid("unknown-message") }
         guard let owner = body["owner"] else { throw .invalidField(status: "missing-field", field: "owner") }
@@ -67,7 +66,7 @@ public struct CospaceEvent: Sendable, Equatable {
 
     /// From `pushgate event --field k=v`: values are text, and integer fields must be digits.
     public init(owner: String, message: String, fields: [String: String]) throws(CospaceEventError) {
-        do {
+        do throws(CospaceError) {
             try self.init(
                 ["owner": .string(owner), "message": .string(message)].merging(fields.mapValues(JSONValue.string)) { $1 })
         } catch {
