@@ -365,6 +365,18 @@ final class CospaceIntegrationTests: XCTestCase {
         for (body, status, expected) in cases {
             assertStatus(try pushgate.client.post("/api/push/events", contentType: "application/json", body: body), status, expected)
         }
+        let valid = #"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":"p"}"#
+        assertStatus(
+            try pushgate.client.post("/api/push/events", contentType: "text/plain", body: valid), 415,
+            #"{"status":"unsupported-media-type"}"#)
+        let padded = String(valid.dropLast()) + #","pad":""# + String(repeating: " ", count: 70_000) + #""}"#
+        assertStatus(
+            try pushgate.client.post("/api/push/events", contentType: "application/json", body: padded), 413,
+            #"{"status":"body-too-large"}"#)
+        let invalidUTF8 = Array(String(valid.dropLast(3)).utf8) + [0xC3, 0x28, 0x22, 0x7D]
+        assertStatus(
+            try pushgate.client.post("/api/push/events", contentType: "application/json", body: invalidUTF8), 400,
+            #"{"status":"invalid-json"}"#)
         let get = try pushgate.client.get("/api/push/events")
         assertStatus(get, 405, #"{"status":"method-not-allowed"}"#)
         XCTAssertEqual(get.header("Allow"), "POST")
@@ -372,6 +384,11 @@ final class CospaceIntegrationTests: XCTestCase {
         assertStatus(
             try pushgate.client.post("/api/push/events", contentType: "application/json", body: #"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":2}"#),
             200, #"{"queued":2}"#)
+        // Only that one reaches the devices: every refusal above queued nothing.
+        XCTAssertTrue(apns.waitForRequests(count: 1))
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(apns.requests.count, 1)
+        XCTAssertEqual(apns.requests.last?.bodyJSON?.objectValue?["page_count"], .number(2))
 
         // With a sender key, the events endpoint wants it; /api/push keeps its user login.
         let key = try cliOK(["keys", "add", "backend"]).trimmingCharacters(in: .whitespacesAndNewlines)
