@@ -274,6 +274,31 @@ final class CospaceIntegrationTests: XCTestCase {
         XCTAssertEqual(users, "\(aliceID)\talice\n")
     }
 
+    func testTheUsersCommandRefusesWhatItCannotStore() throws {
+        let executable = PushgateInstance.executable.path
+        let duplicate = try pushgate.run(executable, ["users", "add", "alice", "--password-stdin"], stdin: "x\n")
+        XCTAssertEqual(duplicate.status, 1)
+        XCTAssertTrue(duplicate.stderr.contains("a user named alice already exists"), duplicate.stderr)
+        let noStdin = try pushgate.run(executable, ["users", "add", "carol"])
+        XCTAssertNotEqual(noStdin.status, 0)
+        XCTAssertTrue(noStdin.stderr.contains("--password-stdin"), noStdin.stderr)
+        let colon = try pushgate.run(executable, ["users", "add", "car:ol", "--password-stdin"], stdin: "x\n")
+        XCTAssertNotEqual(colon.status, 0)
+        let empty = try pushgate.run(executable, ["users", "add", "carol", "--password-stdin"], stdin: "\n")
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("the password is empty"), empty.stderr)
+        let unknown = try pushgate.run(executable, ["users", "remove", "carol"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no user named carol"), unknown.stderr)
+        XCTAssertEqual(try cliOK(["users", "list"]), "\(aliceID)\talice\n")
+        // The stored hash is the KDF's self-describing string, never the password.
+        // (The file and its write-ahead log: serve's open connections may hold off a checkpoint.)
+        let database = [pushgate.database, pushgate.database + "-wal"]
+            .compactMap { try? String(contentsOfFile: $0, encoding: .isoLatin1) }.joined()
+        XCTAssertFalse(database.contains("alice-secret"))
+        XCTAssertTrue(database.contains("pbkdf2-sha256$600000$"))
+    }
+
     // MARK: Push events
 
     /// The document's five events: the GCM content as sent, and what each platform receives.
