@@ -354,6 +354,33 @@ final class CospaceIntegrationTests: XCTestCase {
         XCTAssertEqual(fcm.sendRequests.count, 5)
     }
 
+    /// Each device's own sandbox choice and topic decide where and how its push goes.
+    func testEventsHonourEachDevicesSandboxAndTopic() throws {
+        let sandbox = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
+        defer { sandbox.shutdown() }
+        pushgate.stop()
+        pushgate = try PushgateInstance(environment: [
+            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
+            "PUSHGATE_APNS_SANDBOX_URL": sandbox.baseURL, "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
+        ])
+        try cliOK([
+            "apps", "add", "--id", Self.appID, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
+            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "de.cospace.app",
+        ])
+        aliceID = try addUser("alice", password: "alice-secret")
+        try pushgate.start()
+        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)","sandbox":true,"apns_topic":"de.cospace.app.voip"}"#), 200, "{}")
+        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenB)","application_id":"\#(Self.appID)"}"#), 200, "{}")
+        let gcm = Self.events[1].gcm.replacingOccurrences(of: "OWNER", with: aliceID)
+        assertStatus(try pushgate.client.post("/api/push/events", contentType: "application/json", body: gcm), 200, #"{"queued":2}"#)
+        XCTAssertTrue(sandbox.waitForRequests(count: 1))
+        XCTAssertTrue(apns.waitForRequests(count: 1))
+        XCTAssertEqual(sandbox.requests.map(\.path), ["/3/device/\(Self.tokenA)"])
+        XCTAssertEqual(sandbox.requests.first?.headers["apns-topic"], "de.cospace.app.voip")
+        XCTAssertEqual(apns.requests.map(\.path), ["/3/device/\(Self.tokenB)"])
+        XCTAssertEqual(apns.requests.first?.headers["apns-topic"], "de.cospace.app", "the bundle id by default")
+    }
+
     func testTheEventCommandQueuesTheSame() throws {
         try registerAliceDevices()
         let output = try cliOK([
