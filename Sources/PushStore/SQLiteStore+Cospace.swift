@@ -63,7 +63,9 @@ extension SQLiteStore: CospaceUserStore {
         let prefix = link.appID.prefix { $0 != "." }
         let hasTeamPrefix =
             prefix.utf8.count == 10 && link.appID.utf8.count > 11
-            && prefix.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            && prefix.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            }
         if !hasTeamPrefix, let team = link.appTeamID, let topic = link.appTopic { return "\(team).\(topic)" }
         return link.appID
     }

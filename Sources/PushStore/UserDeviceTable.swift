@@ -70,7 +70,8 @@ enum UserDeviceTable {
             while try row.step() {
                 links.append(
                     Link(
-                        deviceID: row.int64(0), appID: row.string(1) ?? "", token: DeviceToken(bytes: row.blob(2) ?? []),
+                        deviceID: row.int64(0), appID: row.string(1) ?? "",
+                        token: DeviceToken(bytes: row.blob(2) ?? []),
                         reportedToken: row.string(3) ?? "", sandbox: row.bool(4), apnsTopic: row.string(5),
                         appSandbox: row.bool(6), appTeamID: row.string(7), appTopic: row.string(8)))
             }

@@ -88,26 +88,33 @@ final class CospaceIntegrationTests: XCTestCase {
     // MARK: The document's request examples
 
     func testTheDocumentsGCMExamplesVerbatim() throws {
-        assertStatus(try post("""
-            {
-                "system": "gcm",
-                "action": "add",
-                "registration_id": "APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."
-            }
-            """), 200, "{}")
+        assertStatus(
+            try post(
+                """
+                {
+                    "system": "gcm",
+                    "action": "add",
+                    "registration_id": "APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."
+                }
+                """), 200, "{}")
         XCTAssertEqual(
             try listing(),
-            try JSONValue.parse(Array(#"{"gcm":{"sender_id":"4815162342","registration_ids":["APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."]},"apns":{"device_tokens":{}}}"#.utf8)))
+            try JSONValue.parse(
+                Array(
+                    #"{"gcm":{"sender_id":"4815162342","registration_ids":["APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."]},"apns":{"device_tokens":{}}}"#
+                        .utf8)))
         let stored = try pushgate.storedDevices()
         XCTAssertEqual(stored.count, 1)
         XCTAssertEqual(stored.first?["app_id"] as? String, Self.fcmApp)
-        assertStatus(try post("""
-            {
-                "system": "gcm",
-                "action": "delete",
-                "registration_id": "APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."
-            }
-            """), 200, "{}")
+        assertStatus(
+            try post(
+                """
+                {
+                    "system": "gcm",
+                    "action": "delete",
+                    "registration_id": "APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."
+                }
+                """), 200, "{}")
         XCTAssertEqual(try deviceCount(), 0, "the last link gone, the device goes")
     }
 
@@ -140,22 +147,35 @@ final class CospaceIntegrationTests: XCTestCase {
         // With whole tokens, the document's GET example comes back.
         let complete = commaFixed.replacingOccurrences(of: "a6461732069737d42065496e...f39ad", with: Self.tokenA)
         assertStatus(try post(complete), 200, "{}")
-        assertStatus(try post("""
-            {"system": "apns", "action": "add", "device_token": "\(Self.tokenB)", "sandbox": false,
-             "application_id": "39JSDKGJ38.de.cospace.app", "apns_topic": "de.cospace.app.voip"}
-            """), 200, "{}")
-        assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"Iausdj89apcoaSDdojfAsidfAs8d84-5621i..."}"#), 200, "{}")
+        assertStatus(
+            try post(
+                """
+                {"system": "apns", "action": "add", "device_token": "\(Self.tokenB)", "sandbox": false,
+                 "application_id": "39JSDKGJ38.de.cospace.app", "apns_topic": "de.cospace.app.voip"}
+                """), 200, "{}")
+        assertStatus(
+            try post(#"{"system":"gcm","action":"add","registration_id":"APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx..."}"#),
+            200, "{}")
+        assertStatus(
+            try post(#"{"system":"gcm","action":"add","registration_id":"Iausdj89apcoaSDdojfAsidfAs8d84-5621i..."}"#),
+            200, "{}")
         let response = try pushgate.client.get("/api/push", headers: alice)
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.header("Content-Type"), "application/json")
         XCTAssertEqual(
             response.text,
-            #"{"apns":{"device_tokens":{"\#(Self.tokenB)":{"apns_topic":"de.cospace.app.voip","application_id":"39JSDKGJ38.de.cospace.app","sandbox":false},"\#(Self.tokenA)":{"apns_topic":"de.cospace.app.voip","application_id":"39JSDKGJ38.de.cospace.app","sandbox":true}}},"gcm":{"registration_ids":["APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx...","Iausdj89apcoaSDdojfAsidfAs8d84-5621i..."],"sender_id":"4815162342"}}"#)
+            #"{"apns":{"device_tokens":{"\#(Self.tokenB)":{"apns_topic":"de.cospace.app.voip","application_id":"39JSDKGJ38.de.cospace.app","sandbox":false},"\#(Self.tokenA)":{"apns_topic":"de.cospace.app.voip","application_id":"39JSDKGJ38.de.cospace.app","sandbox":true}}},"gcm":{"registration_ids":["APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx...","Iausdj89apcoaSDdojfAsidfAs8d84-5621i..."],"sender_id":"4815162342"}}"#
+        )
 
         // The add is idempotent; without a topic the bundle id is used and none is listed.
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","sandbox":true,"application_id":"39JSDKGJ38.de.cospace.app"}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","sandbox":true,"application_id":"39JSDKGJ38.de.cospace.app"}"#), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","sandbox":true,"application_id":"39JSDKGJ38.de.cospace.app"}"#
+            ), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","sandbox":true,"application_id":"39JSDKGJ38.de.cospace.app"}"#
+            ), 200, "{}")
         let tokens = try listing().objectValue?["apns"]?.objectValue?["device_tokens"]?.objectValue
         XCTAssertEqual(
             tokens?[Self.tokenA], .object(["application_id": .string(Self.appID), "sandbox": .bool(true)]))
@@ -174,22 +194,58 @@ final class CospaceIntegrationTests: XCTestCase {
     func testEveryStatusValueLeavesTheStoreUnchanged() throws {
         let token = Self.tokenA
         let cases: [(String, String)] = [
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de.other.app"}"#, "unknown-appid"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ3.de.cospace.app"}"#, "invalid-appid"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de"}"#, "invalid-appid"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38_de.cospace.app"}"#, "invalid-appid"),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de.other.app"}"#,
+                "unknown-appid"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ3.de.cospace.app"}"#,
+                "invalid-appid"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de"}"#,
+                "invalid-appid"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38_de.cospace.app"}"#,
+                "invalid-appid"
+            ),
             (#"{"system":"apns","action":"add","device_token":"\#(token)"}"#, "invalid-appid"),
             (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":42}"#, "invalid-appid"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"de/x"}"#, "invalid-apns-topic"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"abcd"}"#, "invalid-apns-topic"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"\#(String(repeating: "a", count: 101))"}"#, "invalid-apns-topic"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","sandbox":"true"}"#, "invalid-sandbox"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","sandbox":1}"#, "invalid-sandbox"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token.dropLast())","application_id":"\#(Self.appID)"}"#, "invalid-device-token"),
-            (#"{"system":"apns","action":"add","device_token":"\#(token.dropLast())g","application_id":"\#(Self.appID)"}"#, "invalid-device-token"),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"de/x"}"#,
+                "invalid-apns-topic"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"abcd"}"#,
+                "invalid-apns-topic"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","apns_topic":"\#(String(repeating: "a", count: 101))"}"#,
+                "invalid-apns-topic"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","sandbox":"true"}"#,
+                "invalid-sandbox"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"\#(Self.appID)","sandbox":1}"#,
+                "invalid-sandbox"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token.dropLast())","application_id":"\#(Self.appID)"}"#,
+                "invalid-device-token"
+            ),
+            (
+                #"{"system":"apns","action":"add","device_token":"\#(token.dropLast())g","application_id":"\#(Self.appID)"}"#,
+                "invalid-device-token"
+            ),
             (#"{"system":"apns","action":"add","application_id":"\#(Self.appID)"}"#, "invalid-device-token"),
             (#"{"system":"gcm","action":"add","registration_id":"123456789"}"#, "invalid-registration-id"),
-            (#"{"system":"gcm","action":"add","registration_id":"\#(String(repeating: "x", count: 251))"}"#, "invalid-registration-id"),
+            (
+                #"{"system":"gcm","action":"add","registration_id":"\#(String(repeating: "x", count: 251))"}"#,
+                "invalid-registration-id"
+            ),
             (#"{"system":"gcm","action":"add","registration_id":"12345\n67890"}"#, "invalid-registration-id"),
             (#"{"system":"gcm","action":"add","registration_id":1234567890}"#, "invalid-registration-id"),
             (#"{"system":"gcm","action":"add"}"#, "invalid-registration-id"),
@@ -204,15 +260,22 @@ final class CospaceIntegrationTests: XCTestCase {
         for (body, status) in cases {
             assertStatus(try post(body), 400, #"{"status":"\#(status)"}"#)
         }
-        let invalidUTF8 = Array(#"{"system":"gcm","action":"add","registration_id":"1234567890"#.utf8) + [0xFF, 0x22, 0x7D]
-        let refused = try pushgate.client.post("/api/push", contentType: "application/json", body: invalidUTF8, headers: alice)
+        let invalidUTF8 =
+            Array(#"{"system":"gcm","action":"add","registration_id":"1234567890"#.utf8) + [0xFF, 0x22, 0x7D]
+        let refused = try pushgate.client.post(
+            "/api/push", contentType: "application/json", body: invalidUTF8, headers: alice)
         assertStatus(refused, 400, #"{"status":"invalid-json"}"#)
         XCTAssertEqual(try deviceCount(), 0)
 
         // Edges that pass: exactly 10 and 250 characters, 100-character topics, upper-case hex.
         assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"1234567890"}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"\#(String(repeating: "é", count: 250))"}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(token.uppercased())","application_id":"\#(Self.appID)","apns_topic":"\#(String(repeating: "a", count: 100))"}"#), 200, "{}")
+        assertStatus(
+            try post(#"{"system":"gcm","action":"add","registration_id":"\#(String(repeating: "é", count: 250))"}"#),
+            200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(token.uppercased())","application_id":"\#(Self.appID)","apns_topic":"\#(String(repeating: "a", count: 100))"}"#
+            ), 200, "{}")
         XCTAssertEqual(try deviceCount(), 3)
     }
 
@@ -220,10 +283,15 @@ final class CospaceIntegrationTests: XCTestCase {
         let put = try pushgate.client.request("PUT", "/api/push", headers: alice)
         assertStatus(put, 405, #"{"status":"method-not-allowed"}"#)
         XCTAssertEqual(put.header("Allow"), "GET, POST")
-        let form = try post("system=gcm&action=add&registration_id=1234567890", contentType: "application/x-www-form-urlencoded")
+        let form = try post(
+            "system=gcm&action=add&registration_id=1234567890", contentType: "application/x-www-form-urlencoded")
         assertStatus(form, 415, #"{"status":"unsupported-media-type"}"#)
-        assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"1234567890"}"#, contentType: nil), 415, #"{"status":"unsupported-media-type"}"#)
-        let huge = #"{"system":"gcm","action":"add","registration_id":"1234567890","pad":""# + String(repeating: " ", count: 20_000) + #""}"#
+        assertStatus(
+            try post(#"{"system":"gcm","action":"add","registration_id":"1234567890"}"#, contentType: nil), 415,
+            #"{"status":"unsupported-media-type"}"#)
+        let huge =
+            #"{"system":"gcm","action":"add","registration_id":"1234567890","pad":""#
+            + String(repeating: " ", count: 20_000) + #""}"#
         assertStatus(try post(huge), 413, #"{"status":"body-too-large"}"#)
         let other = try pushgate.client.get("/api/push/other", headers: alice)
         assertStatus(other, 404, #"{"status":"not-found"}"#)
@@ -234,7 +302,9 @@ final class CospaceIntegrationTests: XCTestCase {
 
     func testBasicAuthIsRequiredAndUsersSeeOnlyTheirOwn() throws {
         let body = #"{"system":"gcm","action":"add","registration_id":"1234567890"}"#
-        for headers in [[:], basic("alice", "wrong"), basic("mallory", "alice-secret"), ["Authorization": "Bearer alice-secret"]] {
+        for headers in [
+            [:], basic("alice", "wrong"), basic("mallory", "alice-secret"), ["Authorization": "Bearer alice-secret"],
+        ] {
             let response = try post(body, as: headers)
             assertStatus(response, 401, #"{"status":"unauthorized"}"#)
             XCTAssertEqual(response.header("WWW-Authenticate"), #"Basic realm="pushgate", charset="UTF-8""#)
@@ -244,15 +314,22 @@ final class CospaceIntegrationTests: XCTestCase {
 
         _ = try addUser("bob", password: "bob:secret with colon")
         let bob = basic("bob", "bob:secret with colon")
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)"}"#), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)"}"#),
+            200, "{}")
         assertStatus(try post(body), 200, "{}")
         XCTAssertEqual(
             try listing(bob),
-            .object(["gcm": .object(["sender_id": .string("4815162342"), "registration_ids": .array([])]),
-                     "apns": .object(["device_tokens": .object([:])])]))
+            .object([
+                "gcm": .object(["sender_id": .string("4815162342"), "registration_ids": .array([])]),
+                "apns": .object(["device_tokens": .object([:])]),
+            ]))
         // Bob deleting Alice's entries answers {} and leaves them in place.
-        assertStatus(try post(#"{"system":"apns","action":"delete","device_token":"\#(Self.tokenA)"}"#, as: bob), 200, "{}")
-        assertStatus(try post(#"{"system":"gcm","action":"delete","registration_id":"1234567890"}"#, as: bob), 200, "{}")
+        assertStatus(
+            try post(#"{"system":"apns","action":"delete","device_token":"\#(Self.tokenA)"}"#, as: bob), 200, "{}")
+        assertStatus(
+            try post(#"{"system":"gcm","action":"delete","registration_id":"1234567890"}"#, as: bob), 200, "{}")
         let mine = try listing()
         XCTAssertNotNil(mine.objectValue?["apns"]?.objectValue?["device_tokens"]?.objectValue?[Self.tokenA])
         XCTAssertEqual(mine.objectValue?["gcm"]?.objectValue?["registration_ids"], .array([.string("1234567890")]))
@@ -261,7 +338,8 @@ final class CospaceIntegrationTests: XCTestCase {
         assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"1234567890"}"#, as: bob), 200, "{}")
         XCTAssertEqual(try deviceCount(), 2)
         assertStatus(try post(#"{"system":"gcm","action":"delete","registration_id":"1234567890"}"#), 200, "{}")
-        XCTAssertEqual(try listing(bob).objectValue?["gcm"]?.objectValue?["registration_ids"], .array([.string("1234567890")]))
+        XCTAssertEqual(
+            try listing(bob).objectValue?["gcm"]?.objectValue?["registration_ids"], .array([.string("1234567890")]))
         XCTAssertEqual(try deviceCount(), 2)
 
         // A changed password takes effect at once; removing a user removes what only it owned.
@@ -326,8 +404,12 @@ final class CospaceIntegrationTests: XCTestCase {
     ]
 
     func registerAliceDevices() throws {
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)","sandbox":true,"apns_topic":"de.cospace.app.voip"}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"gcm","action":"add","registration_id":"dXk:APA91bTest-token_1"}"#), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)","sandbox":true,"apns_topic":"de.cospace.app.voip"}"#
+            ), 200, "{}")
+        assertStatus(
+            try post(#"{"system":"gcm","action":"add","registration_id":"dXk:APA91bTest-token_1"}"#), 200, "{}")
     }
 
     func testEachEventReachesEveryDeviceWithTheDocumentsPayload() throws {
@@ -339,7 +421,9 @@ final class CospaceIntegrationTests: XCTestCase {
             XCTAssertTrue(apns.waitForRequests(count: index + 1), "APNs got no push for \(gcm)")
             let apnsRequest = try XCTUnwrap(apns.requests.last)
             XCTAssertEqual(apnsRequest.path, "/3/device/\(Self.tokenA)")
-            XCTAssertEqual(apnsRequest.bodyJSON, try JSONValue.parse(Array(event.apns.replacingOccurrences(of: "OWNER", with: aliceID).utf8)))
+            XCTAssertEqual(
+                apnsRequest.bodyJSON,
+                try JSONValue.parse(Array(event.apns.replacingOccurrences(of: "OWNER", with: aliceID).utf8)))
             XCTAssertEqual(apnsRequest.headers["apns-push-type"], "background")
             XCTAssertEqual(apnsRequest.headers["apns-priority"], "5")
             XCTAssertEqual(apnsRequest.headers["apns-topic"], "de.cospace.app.voip", "the device's own topic")
@@ -369,10 +453,18 @@ final class CospaceIntegrationTests: XCTestCase {
         ])
         aliceID = try addUser("alice", password: "alice-secret")
         try pushgate.start()
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)","sandbox":true,"apns_topic":"de.cospace.app.voip"}"#), 200, "{}")
-        assertStatus(try post(#"{"system":"apns","action":"add","device_token":"\#(Self.tokenB)","application_id":"\#(Self.appID)"}"#), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenA)","application_id":"\#(Self.appID)","sandbox":true,"apns_topic":"de.cospace.app.voip"}"#
+            ), 200, "{}")
+        assertStatus(
+            try post(
+                #"{"system":"apns","action":"add","device_token":"\#(Self.tokenB)","application_id":"\#(Self.appID)"}"#),
+            200, "{}")
         let gcm = Self.events[1].gcm.replacingOccurrences(of: "OWNER", with: aliceID)
-        assertStatus(try pushgate.client.post("/api/push/events", contentType: "application/json", body: gcm), 200, #"{"queued":2}"#)
+        assertStatus(
+            try pushgate.client.post("/api/push/events", contentType: "application/json", body: gcm), 200,
+            #"{"queued":2}"#)
         XCTAssertTrue(sandbox.waitForRequests(count: 1))
         XCTAssertTrue(apns.waitForRequests(count: 1))
         XCTAssertEqual(sandbox.requests.map(\.path), ["/3/device/\(Self.tokenA)"])
@@ -404,18 +496,44 @@ final class CospaceIntegrationTests: XCTestCase {
         let cases: [(String, Int, String)] = [
             (#"{"owner":"\#(owner)","message":"fax_old"}"#, 400, #"{"status":"unknown-message"}"#),
             (#"{"owner":"\#(owner)"}"#, 400, #"{"field":"message","status":"missing-field"}"#),
-            (#"{"owner":"\#(owner)","message":"recording_new","phone":"+49"}"#, 400, #"{"field":"recording","status":"missing-field"}"#),
-            (#"{"message":"recording_new","recording":"r","phone":"+49"}"#, 400, #"{"field":"owner","status":"missing-field"}"#),
-            (#"{"owner":"alice","message":"recording_new","recording":"r","phone":"+49"}"#, 400, #"{"field":"owner","status":"invalid-field"}"#),
-            (#"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":49}"#, 400, #"{"field":"phone","status":"invalid-field"}"#),
-            (#"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":"two"}"#, 400, #"{"field":"page_count","status":"invalid-field"}"#),
-            (#"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":2.5}"#, 400, #"{"field":"page_count","status":"invalid-field"}"#),
-            (#"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":"p","extra":"x"}"#, 400, #"{"field":"extra","status":"unknown-field"}"#),
+            (
+                #"{"owner":"\#(owner)","message":"recording_new","phone":"+49"}"#, 400,
+                #"{"field":"recording","status":"missing-field"}"#
+            ),
+            (
+                #"{"message":"recording_new","recording":"r","phone":"+49"}"#, 400,
+                #"{"field":"owner","status":"missing-field"}"#
+            ),
+            (
+                #"{"owner":"alice","message":"recording_new","recording":"r","phone":"+49"}"#, 400,
+                #"{"field":"owner","status":"invalid-field"}"#
+            ),
+            (
+                #"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":49}"#, 400,
+                #"{"field":"phone","status":"invalid-field"}"#
+            ),
+            (
+                #"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":"two"}"#, 400,
+                #"{"field":"page_count","status":"invalid-field"}"#
+            ),
+            (
+                #"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":2.5}"#, 400,
+                #"{"field":"page_count","status":"invalid-field"}"#
+            ),
+            (
+                #"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":"p","extra":"x"}"#, 400,
+                #"{"field":"extra","status":"unknown-field"}"#
+            ),
             (#"{"owner":"\#(owner)""#, 400, #"{"status":"invalid-json"}"#),
-            (#"{"owner":"9aed5e94-3803-11e3-8475-0024e8f90cc0","message":"recording_new","recording":"r","phone":"p"}"#, 404, #"{"status":"unknown-owner"}"#),
+            (
+                #"{"owner":"9aed5e94-3803-11e3-8475-0024e8f90cc0","message":"recording_new","recording":"r","phone":"p"}"#,
+                404, #"{"status":"unknown-owner"}"#
+            ),
         ]
         for (body, status, expected) in cases {
-            assertStatus(try pushgate.client.post("/api/push/events", contentType: "application/json", body: body), status, expected)
+            assertStatus(
+                try pushgate.client.post("/api/push/events", contentType: "application/json", body: body), status,
+                expected)
         }
         let valid = #"{"owner":"\#(owner)","message":"recording_new","recording":"r","phone":"p"}"#
         assertStatus(
@@ -434,7 +552,9 @@ final class CospaceIntegrationTests: XCTestCase {
         XCTAssertEqual(get.header("Allow"), "POST")
         // A number sent as a number is taken too.
         assertStatus(
-            try pushgate.client.post("/api/push/events", contentType: "application/json", body: #"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":2}"#),
+            try pushgate.client.post(
+                "/api/push/events", contentType: "application/json",
+                body: #"{"owner":"\#(owner)","message":"fax_new","fax":"f","phone":"p","page_count":2}"#),
             200, #"{"queued":2}"#)
         // Only that one reaches the devices: every refusal above queued nothing.
         XCTAssertTrue(apns.waitForRequests(count: 1))
@@ -449,7 +569,9 @@ final class CospaceIntegrationTests: XCTestCase {
         assertStatus(unauthorized, 401, #"{"status":"unauthorized"}"#)
         XCTAssertNotNil(unauthorized.header("WWW-Authenticate"))
         assertStatus(
-            try pushgate.client.post("/api/push/events", contentType: "application/json", body: body, headers: ["Authorization": "Bearer \(key)"]),
+            try pushgate.client.post(
+                "/api/push/events", contentType: "application/json", body: body,
+                headers: ["Authorization": "Bearer \(key)"]),
             200, #"{"queued":2}"#)
     }
 }

@@ -80,7 +80,9 @@ final class CospaceTests: XCTestCase {
             senderID: "4815162342", fcmApp: AppID("fcm.app"))
     }
 
-    func request(_ method: String = "POST", body: String = "", user: String = "alice", password: String = "pw") -> Request {
+    func request(_ method: String = "POST", body: String = "", user: String = "alice", password: String = "pw")
+        -> Request
+    {
         Request(
             method: method, path: "/api/push",
             headers: [
@@ -108,7 +110,8 @@ final class CospaceTests: XCTestCase {
 
     func testAnAPNsAddDefaultsTheTopicToTheBundleID() throws {
         let change = try PushChange([
-            "system": .string("apns"), "action": .string("add"), "device_token": .string(String(repeating: "A", count: 64)),
+            "system": .string("apns"), "action": .string("add"),
+            "device_token": .string(String(repeating: "A", count: 64)),
             "application_id": .string("39JSDKGJ38.de.cospace.app"),
         ])
         guard case .addAPNsToken(let registration) = change else { return XCTFail("\(change)") }
@@ -119,11 +122,16 @@ final class CospaceTests: XCTestCase {
 
     func testUnknownAppIDAndGCMWithoutConfiguration() throws {
         let token = String(repeating: "a", count: 64)
-        let unknown = handler.handle(request(body: #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de.other.app"}"#))
+        let unknown = handler.handle(
+            request(
+                body:
+                    #"{"system":"apns","action":"add","device_token":"\#(token)","application_id":"39JSDKGJ38.de.other.app"}"#
+            ))
         XCTAssertEqual(unknown.status, 400)
         XCTAssertEqual(String(decoding: unknown.body, as: UTF8.self), #"{"status":"unknown-appid"}"#)
         let unconfigured = PushRegistrations(
-            users: store, authenticator: CospaceAuthenticator(users: store) { _, p, s in p == s }, senderID: nil, fcmApp: nil)
+            users: store, authenticator: CospaceAuthenticator(users: store) { _, p, s in p == s }, senderID: nil,
+            fcmApp: nil)
         let gcm = unconfigured.handle(request(body: #"{"system":"gcm","action":"add","registration_id":"1234567890"}"#))
         XCTAssertEqual(gcm.status, 500)
         XCTAssertEqual(String(decoding: gcm.body, as: UTF8.self), #"{"status":"gcm-not-configured"}"#)
@@ -151,7 +159,8 @@ final class CospaceTests: XCTestCase {
             fields: ["fax": "af729cc0-3251-11e2-81c1-0800200c9a66", "phone": "+492215587412", "page_count": "2"])
         XCTAssertEqual(
             String(decoding: event.apnsPayload, as: UTF8.self),
-            #"{"aps":{"content-available":1},"owner":"9aed5e94-3803-11e3-8475-0024e8f90cc0","message":"fax_new","fax":"af729cc0-3251-11e2-81c1-0800200c9a66","phone":"+492215587412","page_count":2}"#)
+            #"{"aps":{"content-available":1},"owner":"9aed5e94-3803-11e3-8475-0024e8f90cc0","message":"fax_new","fax":"af729cc0-3251-11e2-81c1-0800200c9a66","phone":"+492215587412","page_count":2}"#
+        )
         XCTAssertEqual(event.fcmData["page_count"], .string("2"))
         let message = event.outboxMessage
         XCTAssertEqual(message.apns?.pushType, .background)
@@ -161,12 +170,18 @@ final class CospaceTests: XCTestCase {
         // Quotes and control characters are escaped in the hand-ordered APNs JSON.
         let chat = try CospaceEvent(
             owner: "9aed5e94-3803-11e3-8475-0024e8f90cc0", message: "chat_message",
-            fields: ["chat": "c", "uuid": "u", "time": "-5", "user": "u", "user_name": "A \"B\"", "type": "text", "text": "a\nb/é"])
+            fields: [
+                "chat": "c", "uuid": "u", "time": "-5", "user": "u", "user_name": "A \"B\"", "type": "text",
+                "text": "a\nb/é",
+            ])
         let parsed = try JSONValue.parse(chat.apnsPayload)
         XCTAssertEqual(parsed.objectValue?["user_name"], .string("A \"B\""))
         XCTAssertEqual(parsed.objectValue?["text"], .string("a\nb/é"))
         XCTAssertEqual(parsed.objectValue?["time"], .number(-5))
-        XCTAssertThrowsError(try CospaceEvent(owner: "9aed5e94-3803-11e3-8475-0024e8f90cc0", message: "fax_new", fields: ["fax": "f", "phone": "p", "page_count": "1e3"]))
+        XCTAssertThrowsError(
+            try CospaceEvent(
+                owner: "9aed5e94-3803-11e3-8475-0024e8f90cc0", message: "fax_new",
+                fields: ["fax": "f", "phone": "p", "page_count": "1e3"]))
     }
 
     func testEventsAreForbiddenToRemoteCallersWithoutKeys() {
@@ -180,9 +195,11 @@ final class CospaceTests: XCTestCase {
         let events = PushEvents(
             senders: SenderAuthorization(keys: NoKeys(), digest: { $0 }),
             publisher: CospaceEventPublisher(users: store, outbox: store))
-        let body = #"{"owner":"\#(store.usersByName["alice"]!.id)","message":"recording_new","recording":"r","phone":"p"}"#
+        let body =
+            #"{"owner":"\#(store.usersByName["alice"]!.id)","message":"recording_new","recording":"r","phone":"p"}"#
         let remote = Request(
-            method: "POST", path: "/api/push/events", headers: ["content-type": "application/json"], body: Array(body.utf8),
+            method: "POST", path: "/api/push/events", headers: ["content-type": "application/json"],
+            body: Array(body.utf8),
             remoteAddress: "192.0.2.1")
         let response = events.handle(remote)
         XCTAssertEqual(response.status, 403)

@@ -27,7 +27,8 @@ final class PasswordHashTests: XCTestCase {
         for (password, iterations) in [("password", 1), ("pässwörd with spaces", 1000), ("", 10)] {
             let salt = try SecureRandom.bytes(16)
             let ours = try PasswordHash.derive(password: password, salt: salt, iterations: iterations, length: 32)
-            XCTAssertEqual(DeviceToken(bytes: ours).hex, try pythonPBKDF2(password: password, salt: salt, iterations: iterations))
+            XCTAssertEqual(
+                DeviceToken(bytes: ours).hex, try pythonPBKDF2(password: password, salt: salt, iterations: iterations))
         }
     }
 
@@ -49,9 +50,10 @@ final class PasswordHashTests: XCTestCase {
         XCTAssertTrue(PasswordHash.verify(password: "secret", against: stored))
         XCTAssertFalse(PasswordHash.verify(password: "Secret", against: stored))
         XCTAssertFalse(PasswordHash.verify(password: "", against: stored))
-        for broken in ["", "secret", "md5$1$AA==$AA==", "pbkdf2-sha256$0$AA==$AA==", "pbkdf2-sha256$x$AA==$AA==",
-            "pbkdf2-sha256$99999999999$AA==$AA==", stored + "$", "pbkdf2-sha256$1000$!!$AA=="]
-        {
+        for broken in [
+            "", "secret", "md5$1$AA==$AA==", "pbkdf2-sha256$0$AA==$AA==", "pbkdf2-sha256$x$AA==$AA==",
+            "pbkdf2-sha256$99999999999$AA==$AA==", stored + "$", "pbkdf2-sha256$1000$!!$AA==",
+        ] {
             XCTAssertFalse(PasswordHash.verify(password: "secret", against: broken), broken)
         }
         XCTAssertEqual(PasswordHash.defaultIterations, 600_000)

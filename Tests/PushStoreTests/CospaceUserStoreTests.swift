@@ -6,10 +6,13 @@ import XCTest
 final class CospaceUserStoreTests: StoreTestCase {
     static let cospaceApp = RegisteredApp(
         id: AppID("TEAM123456.de.cospace.app")!,
-        credentials: .apnsToken(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: "-----BEGIN PRIVATE KEY-----"),
+        credentials: .apnsToken(
+            teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: "-----BEGIN PRIVATE KEY-----"),
         apnsTopic: "de.cospace.app", sandbox: false)
 
-    func registration(_ seed: UInt8, app: String = "TEAM123456.de.cospace.app", sandbox: Bool? = nil, topic: String? = nil)
+    func registration(
+        _ seed: UInt8, app: String = "TEAM123456.de.cospace.app", sandbox: Bool? = nil, topic: String? = nil
+    )
         -> CospaceAPNsRegistration
     {
         let token = Fixture.apnsToken(seed)
@@ -61,7 +64,11 @@ final class CospaceUserStoreTests: StoreTestCase {
         XCTAssertEqual(try store.devices().map(\.appID.rawValue), ["cospace-ios"])
         XCTAssertEqual(
             try store.registrations(userID: alice.id).apnsTokens,
-            [CospaceAPNsToken(token: Fixture.apnsToken(1), applicationID: "TEAM123456.de.cospace.app", sandbox: true, apnsTopic: nil)])
+            [
+                CospaceAPNsToken(
+                    token: Fixture.apnsToken(1), applicationID: "TEAM123456.de.cospace.app", sandbox: true,
+                    apnsTopic: nil)
+            ])
         XCTAssertFalse(try store.addAPNsToken(userID: alice.id, registration(2, app: "OTHERTEAM1.de.cospace.app")))
     }
 
@@ -73,15 +80,21 @@ final class CospaceUserStoreTests: StoreTestCase {
         XCTAssertTrue(try store.addAPNsToken(userID: alice.id, registration(1, topic: "de.cospace.app.voip")))
         try store.addRegistrationID(userID: alice.id, appID: Fixture.fcmAppID, registrationID: "registration-1")
         try store.addRegistrationID(userID: bob.id, appID: Fixture.fcmAppID, registrationID: "registration-1")
-        XCTAssertEqual(try store.registrations(userID: bob.id), CospaceRegistrations(registrationIDs: ["registration-1"]))
+        XCTAssertEqual(
+            try store.registrations(userID: bob.id), CospaceRegistrations(registrationIDs: ["registration-1"]))
         XCTAssertEqual(
             try store.registrations(userID: alice.id),
             CospaceRegistrations(
                 registrationIDs: ["registration-1"],
-                apnsTokens: [CospaceAPNsToken(token: Fixture.apnsToken(1), applicationID: Self.cospaceApp.id.rawValue, sandbox: false, apnsTopic: "de.cospace.app.voip")]))
+                apnsTokens: [
+                    CospaceAPNsToken(
+                        token: Fixture.apnsToken(1), applicationID: Self.cospaceApp.id.rawValue, sandbox: false,
+                        apnsTopic: "de.cospace.app.voip")
+                ]))
         XCTAssertFalse(try store.removeAPNsToken(userID: bob.id, token: Fixture.apnsToken(1)))
         XCTAssertEqual(try store.devices().count, 2)
-        XCTAssertTrue(try store.removeRegistrationID(userID: alice.id, appID: Fixture.fcmAppID, registrationID: "registration-1"))
+        XCTAssertTrue(
+            try store.removeRegistrationID(userID: alice.id, appID: Fixture.fcmAppID, registrationID: "registration-1"))
         XCTAssertEqual(try store.devices().count, 2, "bob still owns the registration id")
         XCTAssertTrue(try store.removeUser(name: "bob"))
         XCTAssertEqual(try store.devices().count, 1)
@@ -122,7 +135,8 @@ final class CospaceUserStoreTests: StoreTestCase {
         let store = try makeStore()
         try store.addApp(Self.cospaceApp, replacing: false)
         let alice = try store.addUser(name: "alice", passwordHash: "h")
-        XCTAssertTrue(try store.addAPNsToken(userID: alice.id, registration(1, sandbox: true, topic: "de.cospace.app.voip")))
+        XCTAssertTrue(
+            try store.addAPNsToken(userID: alice.id, registration(1, sandbox: true, topic: "de.cospace.app.voip")))
         XCTAssertTrue(try store.addAPNsToken(userID: alice.id, registration(2)))
         let ids = try XCTUnwrap(store.deviceIDs(userID: alice.id))
         let message = OutboxMessage(source: "cospace:event", apns: APNsMessage(payload: Array("{}".utf8)))

@@ -56,7 +56,9 @@ public struct CospaceEvent: Sendable, Equatable {
         var fields: [(name: String, type: FieldType, text: String)] = []
         for (name, type) in definition {
             guard let value = body[name] else { throw .invalidField(status: "missing-field", field: name) }
-            guard let text = Self.text(value, type: type) else { throw .invalidField(status: "invalid-field", field: name) }
+            guard let text = Self.text(value, type: type) else {
+                throw .invalidField(status: "invalid-field", field: name)
+            }
             fields.append((name, type, text))
         }
         self.owner = ownerText
@@ -68,7 +70,9 @@ public struct CospaceEvent: Sendable, Equatable {
     public init(owner: String, message: String, fields: [String: String]) throws(CospaceEventError) {
         do throws(CospaceError) {
             try self.init(
-                ["owner": .string(owner), "message": .string(message)].merging(fields.mapValues(JSONValue.string)) { $1 })
+                ["owner": .string(owner), "message": .string(message)].merging(fields.mapValues(JSONValue.string)) {
+                    $1
+                })
         } catch {
             switch error {
             case .invalid(let status): throw CospaceEventError(description: status)
@@ -98,9 +102,11 @@ public struct CospaceEvent: Sendable, Equatable {
 
     /// `{"aps": {"content-available": 1}, "owner": …, "message": …, …}` in the document's order.
     public var apnsPayload: [UInt8] {
-        var json = #"{"aps":{"content-available":1},"owner":"# + Self.quoted(owner) + #","message":"# + Self.quoted(message)
+        var json =
+            #"{"aps":{"content-available":1},"owner":"# + Self.quoted(owner) + #","message":"# + Self.quoted(message)
         for field in fields {
-            json += "," + Self.quoted(field.name) + ":" + (field.type == .integer ? field.text : Self.quoted(field.text))
+            json +=
+                "," + Self.quoted(field.name) + ":" + (field.type == .integer ? field.text : Self.quoted(field.text))
         }
         return Array((json + "}").utf8)
     }

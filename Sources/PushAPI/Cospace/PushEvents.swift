@@ -27,7 +27,9 @@ public struct PushEvents: RequestHandler {
             case .unavailable(let error): return .internalError(error)
             }
             let event = try CospaceEvent(CospaceJSON.object(request, limit: Self.bodyLimit))
-            guard let queued = try publisher.publish(event) else { throw CospaceError.notFound(status: "unknown-owner") }
+            guard let queued = try publisher.publish(event) else {
+                throw CospaceError.notFound(status: "unknown-owner")
+            }
             return .json(200, CospaceJSON.encode(.object(["queued": .number(Double(queued))])))
         } catch let error as CospaceError {
             return error.response

@@ -47,7 +47,9 @@ public struct PushRegistrations: RequestHandler {
     private func apply(_ change: PushChange, for user: CospaceUser) throws {
         switch change {
         case .addAPNsToken(let registration):
-            guard try users.addAPNsToken(userID: user.id, registration) else { throw CospaceError.invalid("unknown-appid") }
+            guard try users.addAPNsToken(userID: user.id, registration) else {
+                throw CospaceError.invalid("unknown-appid")
+            }
         case .deleteAPNsToken(let token):
             try users.removeAPNsToken(userID: user.id, token: token)
         case .addRegistrationID(let id):
@@ -60,7 +62,8 @@ public struct PushRegistrations: RequestHandler {
     private func configuredFCMApp() throws(CospaceError) -> AppID {
         guard let fcmApp else {
             throw .notConfigured(
-                status: "gcm-not-configured", detail: "PUSHGATE_COSPACE_FCM_APP is not set: gcm registration ids refused")
+                status: "gcm-not-configured",
+                detail: "PUSHGATE_COSPACE_FCM_APP is not set: gcm registration ids refused")
         }
         return fcmApp
     }
