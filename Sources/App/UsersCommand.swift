@@ -84,12 +84,10 @@ struct UsersCommand: ParsableCommand {
         else { throw ValidationError("a user name is 1 to 200 bytes without ':' or control characters") }
     }
 
-    /// The first line of standard input, without its line ending.
+    /// The first line of standard input, without its line ending (a terminal needs no ^D).
     static func readPassword() throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        guard let text = String(data: data, encoding: .utf8) else { throw CommandFailure("the password is not UTF-8") }
-        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let password = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        guard let line = readLine(strippingNewline: true) else { throw CommandFailure("no password on standard input") }
+        let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
         guard !password.isEmpty else { throw CommandFailure("the password is empty") }
         return password
     }
