@@ -131,8 +131,3 @@ public struct CospaceEvent: Sendable, Equatable {
         String(decoding: CospaceJSON.encode(.string(text)), as: UTF8.self)
     }
 }
-
-/// Why an event from the command line was refused, in the words the HTTP API uses.
-public struct CospaceEventError: Error, CustomStringConvertible {
-    public let description: String
-}
