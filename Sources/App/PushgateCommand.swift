@@ -7,7 +7,7 @@ public struct PushgateCommand: ParsableCommand {
         abstract: "Self-hosted push-token store and push gateway (APNs, FCM).",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, TokensCommand.self, SendCommand.self,
-            OutboxCommand.self, KeysCommand.self, ConfigCommand.self,
+            OutboxCommand.self, KeysCommand.self, ConfigCommand.self, UsersCommand.self, EventCommand.self,
         ])
 
     public init() {}

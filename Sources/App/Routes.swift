@@ -11,8 +11,11 @@ struct RouteServices: Sendable {
     /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
     let deliverer: any Deliverer
     let logger: Logger
-    /// Wakes the outbox worker after a publish queued pushes (otherwise it looks at its next poll).
+    /// Wakes the outbox worker after a publish or event queued pushes (otherwise it looks at
+    /// its next poll).
     var wakeOutbox: @Sendable () -> Void = {}
+    /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
+    let cospacePasswords = VerifiedPasswordCache()
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -21,6 +24,16 @@ enum Routes {
         let reporter = TokenReporter(apps: store, accounts: store)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
+        let cospacePasswords = services.cospacePasswords
+        let cospaceLogin = CospaceAuthenticator(users: store) { user, password, storedHash in
+            cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
+        }
+        let cospaceEvents = PushEvents(
+            senders: senders,
+            publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.wakeOutbox))
+        let cospace = PushRegistrations(
+            users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
+            fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
@@ -32,6 +45,9 @@ enum Routes {
             .init(
                 prefix: TopicPublisher.prefix,
                 handler: TopicPublisher(subscriptions: store, senders: senders, queued: services.wakeOutbox)),
+            // Before /api/push, which would match it as a prefix.
+            .init(prefix: PushEvents.path, handler: cospaceEvents),
+            .init(prefix: PushRegistrations.path, handler: cospace),
         ])
     }
 }

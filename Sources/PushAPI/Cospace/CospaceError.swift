@@ -1,0 +1,52 @@
+import PushCore
+
+/// Every refusal of cospace `/api/push` and `/api/push/events`, rendered in one place in the
+/// document's shape `{"status": "…"}` (plus `field` where one field is at fault).
+enum CospaceError: Error, Equatable {
+    /// 400 with one of the document's status values (`unknown-appid`, `invalid-appid`, …) or
+    /// one in their style (`invalid-system`, `invalid-json`, …).
+    case invalid(String)
+    /// 400 about one field of a push event.
+    case invalidField(status: String, field: String)
+    case unauthorized(challenge: String)
+    case forbidden
+    case notFound(status: String)
+    case methodNotAllowed(allow: String)
+    case unsupportedMediaType
+    case bodyTooLarge(limit: Int)
+    /// 500: our configuration lacks what the request needs; the detail goes to the log only.
+    case notConfigured(status: String, detail: String)
+
+    var response: Response {
+        switch self {
+        case .invalid(let status):
+            return Self.body(400, ["status": status])
+        case .invalidField(let status, let field):
+            return Self.body(400, ["status": status, "field": field])
+        case .unauthorized(let challenge):
+            return Self.body(401, ["status": "unauthorized"], headers: [("WWW-Authenticate", challenge)])
+        case .forbidden:
+            return Self.body(403, ["status": "forbidden"])
+        case .notFound(let status):
+            return Self.body(404, ["status": status])
+        case .methodNotAllowed(let allow):
+            return Self.body(405, ["status": "method-not-allowed"], headers: [("Allow", allow)])
+        case .unsupportedMediaType:
+            return Self.body(415, ["status": "unsupported-media-type"])
+        case .bodyTooLarge(let limit):
+            var response = Self.body(413, ["status": "body-too-large"])
+            response.logNote = "body over \(limit) bytes"
+            return response
+        case .notConfigured(let status, let detail):
+            var response = Self.body(500, ["status": status])
+            response.logNote = detail
+            return response
+        }
+    }
+
+    private static func body(_ status: Int, _ fields: [String: String], headers: [(name: String, value: String)] = [])
+        -> Response
+    {
+        .json(status, CospaceJSON.encode(.object(fields.mapValues { .string($0) })), headers: headers)
+    }
+}
