@@ -2,6 +2,7 @@ import Logging
 import PushAPI
 import PushCore
 import PushCrypto
+import PushDelivery
 import PushStore
 
 /// What the dialects need besides their thread's store, shared by every responder thread.
@@ -19,11 +20,15 @@ enum Routes {
         let reporter = TokenReporter(apps: store, accounts: store)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         _ = senders  // the send-side dialects take it
+        let pnm2 = Pnm2Gateway(
+            apps: store, directory: store,
+            deliverer: PruningDeliverer(services.deliverer, devices: store, logger: services.logger), senders: senders)
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
+            .init(prefix: Pnm2Gateway.prefix, handler: pnm2),
         ])
     }
 }
