@@ -2,6 +2,7 @@ import Logging
 import PushAPI
 import PushCore
 import PushCrypto
+import PushDelivery
 import PushStore
 
 /// What the dialects need besides their thread's store, shared by every responder thread.
@@ -34,6 +35,10 @@ enum Routes {
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
+        let pnm2 = Pnm2Gateway(
+            apps: store, directory: store,
+            deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger),
+            senders: senders)
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
@@ -48,6 +53,7 @@ enum Routes {
             // Before /api/push, which would match it as a prefix.
             .init(prefix: PushEvents.path, handler: cospaceEvents),
             .init(prefix: PushRegistrations.path, handler: cospace),
+            .init(prefix: Pnm2Gateway.prefix, handler: pnm2),
         ])
     }
 }

@@ -1,0 +1,48 @@
+import PushCore
+
+/// Where each push goes: its token read for its app's platform, or, for a push that names
+/// only its account, the token the Token Reporter stored for it; and the stored device, so a
+/// dead token prunes it. One store read for a whole multisend.
+struct Pnm2Addressing {
+    struct Target: Equatable {
+        var token: DeviceToken
+        /// Nil when the store does not know the token: nothing to prune.
+        var device: AddressedDevice?
+    }
+
+    let directory: any AcrobitsPushDirectory
+
+    func targets(_ pushes: [(push: Pnm2Push, app: RegisteredApp)]) throws -> [Result<Target, Pnm2Reply>] {
+        var results: [Result<Target, Pnm2Reply>] = []
+        results.reserveCapacity(pushes.count)
+        var lookups: [(index: Int, appID: AppID, token: DeviceToken)] = []
+        for (index, (push, app)) in pushes.enumerated() {
+            guard let text = push.deviceToken else {
+                results.append(try accountTarget(push))
+                continue
+            }
+            guard let token = Pnm2TokenText.token(text, platform: app.platform) else {
+                results.append(.failure(.badObject("DeviceToken is not \(Pnm2TokenText.describe(app.platform))")))
+                continue
+            }
+            results.append(.success(Target(token: token, device: nil)))
+            lookups.append((index, push.appID, token))
+        }
+        let devices = try directory.storedDevices(lookups.map { ($0.appID, $0.token) })
+        for (lookup, device) in zip(lookups, devices) {
+            results[lookup.index] = .success(Target(token: lookup.token, device: device))
+        }
+        return results
+    }
+
+    /// The account's device of the push's app; when both channels use that app, the verb's.
+    private func accountTarget(_ push: Pnm2Push) throws -> Result<Target, Pnm2Reply> {
+        let devices = try directory.accountDevices(selector: push.selector ?? "")
+        let candidates = devices.filter { $0.value.appID == push.appID }
+        guard let device = candidates[push.verb.channel] ?? candidates.values.first else {
+            return .failure(
+                .badObject("DeviceToken is required: no token of AppId \(push.appID) is stored for this Selector"))
+        }
+        return .success(Target(token: device.token, device: device))
+    }
+}

@@ -1,0 +1,45 @@
+/// One push's answer, `{"code": …, "response": "…"}` as the document's examples show it, plus
+/// `status` with the same value, as its attribute list names the field.
+struct Pnm2Reply: Error, Sendable, Equatable {
+    var code: Int
+    var response: String
+
+    static let sent = Pnm2Reply(code: 200, response: "Your message was sent.")
+
+    /// What a caller sends that is not a push object, or one that cannot be sent as it is.
+    static func badObject(_ detail: String? = nil) -> Pnm2Reply {
+        Pnm2Reply(code: 400, response: detail.map { "Bad object you sent here: \($0)" } ?? "Bad object you sent here")
+    }
+
+    /// A fault upstream or on our side that outlived the retry.
+    static func serviceError(_ detail: String) -> Pnm2Reply {
+        Pnm2Reply(code: 500, response: "Push service error: \(detail)")
+    }
+
+    /// Rendered like the document (Python's `json.dumps` spacing), `status` last.
+    var json: String {
+        #"{"code": \#(code), "response": \#(Self.quoted(response)), "status": \#(code)}"#
+    }
+
+    static func list(_ replies: [Pnm2Reply]) -> String {
+        "[" + replies.map(\.json).joined(separator: ", ") + "]"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+}

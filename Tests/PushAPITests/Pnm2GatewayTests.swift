@@ -1,0 +1,159 @@
+import Foundation
+import PushCore
+import PushTesting
+import XCTest
+
+@testable import PushAPI
+
+/// pnm2 in-process, over fakes: what each upstream outcome answers, the bounded retry, the
+/// 403 for remote callers without keys, token reading per platform, and the FCM payload.
+final class Pnm2GatewayTests: XCTestCase {
+    /// Stored devices by (app, token) and accounts by selector.
+    final class Directory: AcrobitsPushDirectory, @unchecked Sendable {
+        var devices: [String: AddressedDevice] = [:]
+        var accounts: [String: [AcrobitsChannel: AddressedDevice]] = [:]
+        func storedDevices(_ keys: [(appID: AppID, token: DeviceToken)]) throws -> [AddressedDevice?] {
+            keys.map { devices["\($0.appID)/\($0.token.hex)"] }
+        }
+        func accountDevices(selector: String) throws -> [AcrobitsChannel: AddressedDevice] { accounts[selector] ?? [:] }
+    }
+
+    /// Answers each batch from a script of results, recording what it was given.
+    final class ScriptedDeliverer: Deliverer, @unchecked Sendable {
+        var script: [[DeliveryResult]] = []
+        var batches: [[PushCore.Notification]] = []
+        func deliver(_ batch: [PushCore.Notification]) -> [DeliveryResult] {
+            batches.append(batch)
+            let results = script.isEmpty ? Array(repeating: .delivered(id: nil), count: batch.count) : script.removeFirst()
+            return Array(results.prefix(batch.count))
+        }
+    }
+
+    final class Pauses: @unchecked Sendable {
+        var seconds: [Double] = []
+    }
+
+    let store = InMemoryTokenStore()
+    let directory = Directory()
+    let deliverer = ScriptedDeliverer()
+    let keys = SenderAuthorizationTests.Keys()
+    let pauses = Pauses()
+    let apnsHex = String(repeating: "ab", count: 32)
+
+    override func setUpWithError() throws {
+        try store.addApp(
+            RegisteredApp(
+                id: AppID("com.example.app")!,
+                credentials: .apnsToken(teamID: "TEAM123456", keyID: "KEY1234567", privateKeyPEM: "-"),
+                apnsTopic: "com.example.app"),
+            replacing: false)
+        try store.addApp(
+            RegisteredApp(id: AppID("com.example.android")!, credentials: .fcmServiceAccount(json: "{}", projectID: "p")),
+            replacing: false)
+    }
+
+    var gateway: Pnm2Gateway {
+        let pauses = pauses
+        return Pnm2Gateway(
+            apps: store, directory: directory, deliverer: deliverer,
+            senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }),
+            pause: { pauses.seconds.append($0) })
+    }
+
+    func send(_ body: String, path: String = "/pnm2/send", from address: String = "127.0.0.1") -> Response {
+        gateway.handle(
+            Request(
+                method: "POST", path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
+                remoteAddress: address))
+    }
+
+    func generic(_ token: String, app: String = "com.example.app") -> String {
+        #"{"verb": "NotifyGenericTextMessage", "AppId": "\#(app)", "DeviceToken": "\#(token)", "Message": "m"}"#
+    }
+
+    func testWithoutKeysARemoteCallerIsForbidden() {
+        let response = send(generic(apnsHex), from: "192.0.2.1")
+        XCTAssertEqual(response.status, 403)
+        XCTAssertTrue(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"code": 403, "response": "no sender keys"#))
+        XCTAssertTrue(deliverer.batches.isEmpty)
+    }
+
+    func testEachOutcomeAnswersItsCode() {
+        deliverer.script = [[
+            .delivered(id: "x"), .deadToken(reason: "Unregistered", since: nil),
+            .rejected(status: 413, reason: "PayloadTooLarge"), .rejected(status: 403, reason: "InvalidProviderToken"),
+        ]]
+        let body = "[" + (0..<4).map { _ in generic(apnsHex) }.joined(separator: ", ") + "]"
+        let response = send(body, path: "/pnm2/multisend")
+        XCTAssertEqual(response.status, 200)
+        let replies = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [[String: Any]] ?? []
+        XCTAssertEqual(replies.map { $0["code"] as? Int }, [200, 404, 400, 500])
+        XCTAssertEqual(replies.map { $0["status"] as? Int }, [200, 404, 400, 500])
+        XCTAssertTrue(pauses.seconds.isEmpty, "nothing to retry")
+    }
+
+    func testARetryLaterIsRetriedOnceAfterAtMostOneSecond() {
+        deliverer.script = [
+            [.retryLater(reason: "TooManyRequests", afterSeconds: 120), .delivered(id: nil)],
+            [.retryLater(reason: "TooManyRequests", afterSeconds: 120)],
+        ]
+        let response = send("[\(generic(apnsHex)), \(generic(String(repeating: "cd", count: 32)))]", path: "/pnm2/multisend")
+        let replies = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [[String: Any]] ?? []
+        XCTAssertEqual(replies.map { $0["code"] as? Int }, [500, 200])
+        XCTAssertEqual(pauses.seconds, [1.0])
+        XCTAssertEqual(deliverer.batches.map(\.count), [2, 1], "only the deferred push is retried")
+
+        deliverer.script = [[.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)], [.delivered(id: nil)]]
+        XCTAssertEqual(String(decoding: send(generic(apnsHex)).body, as: UTF8.self), Pnm2Reply.sent.json)
+        XCTAssertEqual(pauses.seconds.last, Pnm2Dispatch.defaultRetryPause)
+    }
+
+    func testAStoredTokenCarriesItsDeviceSoADeadOneIsPruned() throws {
+        let token = try XCTUnwrap(DeviceToken.fromHex(apnsHex))
+        directory.devices["com.example.app/\(apnsHex)"] = AddressedDevice(
+            id: 42, appID: AppID("com.example.app")!, token: token, sandbox: true)
+        // Base64 (as the Token Reporter received it) reads to the same stored device.
+        XCTAssertEqual(send(generic(token.base64)).status, 200)
+        let notification = try XCTUnwrap(deliverer.batches.last?.first)
+        XCTAssertEqual(notification.deviceID, 42)
+        XCTAssertEqual(notification.sandbox, true)
+        XCTAssertEqual(notification.token, token)
+    }
+
+    func testFCMTokensAndTheDataMessage() throws {
+        let raw = "dXk:APA91bTest-token_1"
+        let body = #"{"verb": "NotifyTextMessage", "AppId": "com.example.android", "DeviceToken": "\#(raw)", "Selector": "S1", "Badge": 4, "UserName": "bob", "Message": "hi", "Id": 17}"#
+        XCTAssertEqual(send(body).status, 200)
+        let notification = try XCTUnwrap(deliverer.batches.last?.first)
+        XCTAssertEqual(notification.token.fcmText, raw)
+        XCTAssertNil(notification.apns)
+        XCTAssertEqual(
+            notification.fcm?.fields["data"],
+            .object([
+                "verb": .string("NotifyTextMessage"), "Selector": .string("S1"), "Badge": .string("4"),
+                "UserName": .string("bob"), "Message": .string("hi"), "Id": .string("17"),
+            ]))
+        // The same token base64-encoded, as the Token Reporter stores and SIPIS keeps it.
+        _ = send(generic(Base64.encode(Array(raw.utf8)), app: "com.example.android"))
+        XCTAssertEqual(deliverer.batches.last?.first?.token.fcmText, raw)
+    }
+
+    func testATextWithNothingToShowIsASilentPush() throws {
+        _ = send(#"{"verb": "NotifyTextMessage", "AppId": "com.example.app", "DeviceToken": "\#(apnsHex)", "Selector": "S1"}"#)
+        let apns = try XCTUnwrap(deliverer.batches.last?.first?.apns)
+        XCTAssertEqual(apns.pushType, .background)
+        XCTAssertEqual(apns.priority, 5)
+        XCTAssertEqual(
+            try JSONValue.parse(apns.payload),
+            .object([
+                "aps": .object(["content-available": .number(1)]), "verb": .string("NotifyTextMessage"),
+                "Selector": .string("S1"),
+            ]))
+    }
+
+    func testRepliesEscapeLikeJSON() {
+        XCTAssertEqual(
+            Pnm2Reply(code: 404, response: "a \"b\"\\\n\u{1}").json,
+            #"{"code": 404, "response": "a \"b\"\\\n\u0001", "status": 404}"#)
+    }
+}
