@@ -213,6 +213,9 @@ final class Pnm2IntegrationTests: XCTestCase {
         XCTAssertEqual(call.text, Pnm2Expect.one(200))
         XCTAssertEqual(apns.requests.last?.path, "/3/device/\(Self.callsHex)")
         XCTAssertEqual(apns.requests.last?.headers["apns-push-type"], "voip")
+        // Each stored device records what its last push found.
+        let outcomes = try pushgate.storedDevices().map { $0["last_outcome"] as? String }
+        XCTAssertEqual(outcomes, ["delivered", "delivered"])
 
         let unknown = try postJSON(
             "/pnm2/send", #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.alertApp)", "Selector": "nobody", "Message": "hi"}"#)
