@@ -34,10 +34,7 @@ final class BridgeIntegrationTests: XCTestCase {
 
     /// pushgate in front of both mocks, with both bridge apps registered (or not).
     func start(configured: Bool = true) throws {
-        var environment = [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL, "PUSHGATE_FCM_URL": fcm.baseURL,
-        ]
+        var environment = PushgateInstance.upstreams(apns: apns, fcm: fcm)
         if configured {
             environment["PUSHGATE_BRIDGE_APNS_APP"] = Self.apnsApp
             environment["PUSHGATE_BRIDGE_FCM_APP"] = Self.fcmApp

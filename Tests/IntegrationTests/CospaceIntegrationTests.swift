@@ -21,11 +21,10 @@ final class CospaceIntegrationTests: XCTestCase {
     override func setUpWithError() throws {
         apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL, "PUSHGATE_FCM_URL": fcm.baseURL,
-            "PUSHGATE_FCM_SENDER_ID": "4815162342", "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
-        ])
+        pushgate = try PushgateInstance(
+            environment: PushgateInstance.upstreams(apns: apns, fcm: fcm).merging([
+                "PUSHGATE_FCM_SENDER_ID": "4815162342", "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
+            ]) { _, own in own })
         try cliOK([
             "apps", "add", "--id", Self.appID, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
             "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "de.cospace.app",
@@ -443,10 +442,10 @@ final class CospaceIntegrationTests: XCTestCase {
         let sandbox = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
         defer { sandbox.shutdown() }
         pushgate.stop()
-        pushgate = try PushgateInstance(environment: [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": sandbox.baseURL, "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
-        ])
+        pushgate = try PushgateInstance(
+            environment: PushgateInstance.upstreams(apns: apns, sandbox: sandbox).merging([
+                "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp
+            ]) { _, own in own })
         try cliOK([
             "apps", "add", "--id", Self.appID, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
             "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "de.cospace.app",

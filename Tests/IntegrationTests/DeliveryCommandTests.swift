@@ -9,13 +9,7 @@ final class DeliveryCommandTests: XCTestCase {
     static let token = String(repeating: "a1", count: 32)
 
     private func instance(apns: MockAPNs? = nil, fcm: MockFCM? = nil) throws -> PushgateInstance {
-        var environment = ["PUSHGATE_CA_FILE": MockFixtures.caFile]
-        if let apns {
-            environment["PUSHGATE_APNS_URL"] = apns.baseURL
-            environment["PUSHGATE_APNS_SANDBOX_URL"] = apns.baseURL
-        }
-        if let fcm { environment["PUSHGATE_FCM_URL"] = fcm.baseURL }
-        return try PushgateInstance(environment: environment)
+        try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
     }
 
     private func addAPNsApp(_ pushgate: PushgateInstance, topic: String = "com.example.pushgate") throws {

@@ -21,10 +21,7 @@ final class Pnm2IntegrationTests: XCTestCase {
     override func setUpWithError() throws {
         apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL, "PUSHGATE_FCM_URL": fcm.baseURL,
-        ])
+        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
         try pushgate.start()
         let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
         try cli(["apps", "add", "--id", "valid.appid", "--platform", "fcm", "--service-account", account.path])
