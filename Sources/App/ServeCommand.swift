@@ -47,7 +47,8 @@ struct ServeCommand: ParsableCommand {
             outbox.stop()
             delivery.shutdown()
         }
-        let services = RouteServices(configuration: configuration, deliverer: delivery.router, logger: logger)
+        let services = RouteServices(
+            configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() })
         try server.run(
             makeHandler: { _ in
                 Routes.router(store: try runtime.openStore(migrating: false, writeGate: writeGate), services: services)
