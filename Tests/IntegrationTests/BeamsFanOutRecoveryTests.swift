@@ -41,13 +41,13 @@ final class BeamsFanOutRecoveryTests: XCTestCase {
                         body: Array(#"{"app_key":"\#(Self.appKey)","platform_type":"apns","token":"\#(tokens[index])"}"#.utf8))
                     let body = try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
                     guard created.status == 201, let id = body?["id"] as? String else {
-                        throw HTTPClient.Failure(description: "register: \(created.status) \(created.text)")
+                        throw PushgateInstance.Failure("register: \(created.status) \(created.text)")
                     }
                     let subscribed = try client.request(
                         "POST", "/client_api/v1/clients/\(id)/interests/everyone",
                         headers: ["Content-Type": "application/json"], body: Array(#"{"app_key":"\#(Self.appKey)"}"#.utf8))
                     guard subscribed.status == 200 else {
-                        throw HTTPClient.Failure(description: "subscribe: \(subscribed.status) \(subscribed.text)")
+                        throw PushgateInstance.Failure("subscribe: \(subscribed.status) \(subscribed.text)")
                     }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
