@@ -83,7 +83,7 @@ final class BeamsClientIntegrationTests: XCTestCase {
         let body = try json(response)
         XCTAssertEqual(body["error"] as? String, title, response.text, file: file, line: line)
         let description = body["description"] as? String ?? ""
-        XCTAssertTrue(description.contains(fragment), "\(description) lacks \(fragment)", file: file, line: line)
+        XCTAssertTrue(fragment.isEmpty || description.contains(fragment), "\(description) lacks \(fragment)", file: file, line: line)
         XCTAssertEqual(body.count, 2, response.text, file: file, line: line)
     }
 
@@ -288,8 +288,9 @@ final class BeamsClientIntegrationTests: XCTestCase {
         try assertBeamsError(try send("POST", "\(base)/private-room", body), 400, "Bad request", contains: "interest name")
         try assertBeamsError(try send("POST", "\(base)/\(String(repeating: "a", count: 165))", body), 400, "Bad request", contains: "164")
         try assertBeamsError(try send("POST", "\(base)/caf%C3%A9", body), 400, "Bad request", contains: "interest name")
-        try assertBeamsError(try send("POST", "\(base)/a%zz", body), 400, "Bad request", contains: "percent")
-        try assertBeamsError(try send("POST", "\(base)/a b", body), 400, "Bad request")
+        // (A malformed percent-escape never gets here: nginx refuses the request line. The
+        // handler's own refusal is a unit test.)
+        try assertBeamsError(try send("POST", "\(base)/a%20b", body), 400, "Bad request")
         try assertBeamsError(try send("POST", "\(base)/donuts", #"{"app_key": "\#(Self.fcmKey)"}"#), 401, "Unauthorized")
         try assertBeamsError(try send("POST", "/client_api/v1/clients/\(other)/interests/donuts", body), 401, "Unauthorized")
         try assertBeamsError(try send("DELETE", "\(base)/donuts", #"{"app_key": "nobody"}"#), 401, "Unauthorized")

@@ -107,7 +107,7 @@ final class BeamsTests: XCTestCase {
                 200, name)
         }
         XCTAssertEqual(store.interests["c1"], Set(allowed))
-        for name in ["private-x", String(repeating: "x", count: 165), "a:b", "a%2Fb", "%C3%A9", "a*"] {
+        for name in ["private-x", String(repeating: "x", count: 165), "a:b", "a%2Fb", "%C3%A9", "a*", "a%zz", "a%2"] {
             let response = clientAPI.handle(json("POST", "/client_api/v1/clients/c1/interests/\(name)", #"{"app_key":"key-ios"}"#))
             XCTAssertEqual(response.status, 400, name)
             XCTAssertEqual(body(response)?.objectValue?["error"], .string("Bad request"))
