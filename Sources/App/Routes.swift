@@ -39,6 +39,7 @@ enum Routes {
             apps: store, directory: store,
             deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger),
             senders: senders)
+        let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
@@ -54,6 +55,11 @@ enum Routes {
             .init(prefix: PushEvents.path, handler: cospaceEvents),
             .init(prefix: PushRegistrations.path, handler: cospace),
             .init(prefix: Pnm2Gateway.prefix, handler: pnm2),
+            .init(prefix: BeamsClientAPI.prefix, handler: BeamsClientAPI(store: store, identifiers: identifiers)),
+            .init(
+                prefix: BeamsPublishAPI.prefix,
+                handler: BeamsPublishAPI(
+                    store: store, senders: senders, identifiers: identifiers, wakeOutbox: services.wakeOutbox)),
         ])
     }
 }

@@ -1,9 +1,24 @@
 import PushCore
 
-/// The SQL of `beams_clients`. For now only what removing an app needs; the Beams dialect's
-/// store work adds the rest here.
+/// The SQL of `beams_clients`: one row per Beams client (app install), linked to its device.
 enum BeamsClientTable {
     private static let deleteForAppSQL = "DELETE FROM beams_clients WHERE app_id = ? RETURNING device_id"
+    // The app's key comes along: every client request is checked against it.
+    private static let selectSQL = """
+        SELECT c.app_id, a.platform, a.app_key, c.device_id
+        FROM beams_clients AS c JOIN apps AS a ON a.id = c.app_id
+        WHERE c.id = ?
+        """
+    private static let insertSQL = """
+        INSERT INTO beams_clients (id, app_id, device_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+        """
+    private static let moveSQL = "UPDATE beams_clients SET device_id = ?2, updated_at = ?3 WHERE id = ?1"
+
+    /// A client as stored: its app, and the device it pushes to.
+    struct Row {
+        var client: BeamsClient
+        var deviceID: Int64
+    }
 
     /// Removes the clients of `appID` (their interests cascade); returns their device ids.
     static func deleteClients(appID: AppID, in database: Database) throws -> [Int64] {
@@ -14,6 +29,37 @@ enum BeamsClientTable {
                 deviceIDs.append(row.int64(0))
             }
             return deviceIDs
+        }
+    }
+
+    static func client(id: String, in database: Database) throws -> Row? {
+        try database.withStatement(selectSQL) { row in
+            try row.bind(id, at: 1)
+            guard try row.step() else { return nil }
+            // The join only finds apps with a key: a client is only ever created through one,
+            // and an app's key removed later leaves its clients unable to prove anything.
+            let appKey = row.string(2) ?? ""
+            let app = try BeamsAppKeyQuery.decode(row, idColumn: 0, platformColumn: 1, appKey: appKey)
+            return Row(client: BeamsClient(id: id, app: app), deviceID: row.int64(3))
+        }
+    }
+
+    static func insert(id: String, appID: AppID, deviceID: Int64, now: Int64, in database: Database) throws {
+        try database.withStatement(insertSQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(appID.rawValue, at: 2)
+            try $0.bind(deviceID, at: 3)
+            try $0.bind(now, at: 4)
+            try $0.run()
+        }
+    }
+
+    static func move(id: String, toDevice deviceID: Int64, now: Int64, in database: Database) throws {
+        try database.withStatement(moveSQL) {
+            try $0.bind(id, at: 1)
+            try $0.bind(deviceID, at: 2)
+            try $0.bind(now, at: 3)
+            try $0.run()
         }
     }
 }

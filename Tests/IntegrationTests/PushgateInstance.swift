@@ -59,6 +59,23 @@ final class PushgateInstance {
         try waitFor("pushgate through nginx on port \(port)") { (try? self.client.get("/healthz").status) == 200 }
     }
 
+    /// `kill -9` of `pushgate serve`, as a crash: no shutdown code runs. nginx stays up.
+    func killServe() {
+        guard let serve, serve.isRunning else { return }
+        kill(serve.processIdentifier, SIGKILL)
+        serve.waitUntilExit()
+        // A killed responder cannot remove its socket file; a new one replaces it.
+        try? FileManager.default.removeItem(atPath: socket)
+    }
+
+    /// Starts `pushgate serve` again after `killServe()`, logging to `log` (the first run's
+    /// log stays for failure messages), and waits until it answers through nginx.
+    func restartServe(log: String = "serve-restarted.log") throws {
+        serve = try launch(Self.executable.path, ["serve"], log: log)
+        try waitFor("the socket \(socket)") { FileManager.default.fileExists(atPath: self.socket) }
+        try waitFor("pushgate through nginx after a restart") { (try? self.client.get("/healthz").status) == 200 }
+    }
+
     func stop() {
         nginx?.stop()
         if let serve, serve.isRunning {

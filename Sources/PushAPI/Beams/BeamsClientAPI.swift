@@ -1,0 +1,110 @@
+import PushCore
+
+/// The Pusher Beams client API: app installs register their APNs/FCM token as a client,
+/// refresh it, and subscribe to interests. Served under `/client_api`, as the hosted endpoint.
+public struct BeamsClientAPI: RequestHandler {
+    public static let prefix = "/client_api"
+
+    private let store: any BeamsStore
+    private let identifiers: RandomIdentifier
+
+    public init(store: any BeamsStore, identifiers: RandomIdentifier) {
+        self.store = store
+        self.identifiers = identifiers
+    }
+
+    public func handle(_ request: Request) -> Response {
+        do {
+            switch try BeamsClientPath(request.path, prefix: Self.prefix) {
+            case .clients:
+                try require(request, ["POST"])
+                return try register(BeamsJSONBody(request))
+            case .token(let clientID):
+                try require(request, ["PUT"])
+                return try replaceToken(clientID: clientID, BeamsJSONBody(request))
+            case .interest(let clientID, let name):
+                try require(request, ["POST", "DELETE"])
+                return try setInterest(
+                    clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
+            }
+        } catch let error as BeamsError {
+            return error.response
+        } catch {
+            return BeamsError.internalError(error)
+        }
+    }
+
+    private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {
+        guard methods.contains(request.method) else { throw .methodNotAllowed(allowed: methods) }
+    }
+
+    /// `POST /v1/clients`: 201 with the new client.
+    private func register(_ body: BeamsJSONBody) throws -> Response {
+        let appKey = try body.string("app_key")
+        let type = try body.platformType()
+        let text = try body.string("token")
+        guard let app = try store.beamsApp(appKey: appKey) else {
+            throw BeamsError.unauthorized("app_key is not the key of a registered app.")
+        }
+        let token = try Self.token(text, type: type, app: app)
+        let id = try identifiers.uuid()
+        try store.addBeamsClient(id: id, appID: app.id, token: token, reportedToken: text)
+        return Self.client(201, id: id, type: type, token: text)
+    }
+
+    /// `PUT /v1/clients/:id/token`: the client's device becomes the new token's.
+    private func replaceToken(clientID: String, _ body: BeamsJSONBody) throws -> Response {
+        let type = try body.platformType()
+        let text = try body.string("token")
+        guard let client = try store.beamsClient(id: clientID) else { throw BeamsError.notFound("Client not found.") }
+        let token = try Self.token(text, type: type, app: client.app)
+        guard try store.replaceBeamsClientToken(clientID: clientID, token: token, reportedToken: text) else {
+            throw BeamsError.notFound("Client not found.")
+        }
+        return Self.client(200, id: clientID, type: type, token: text)
+    }
+
+    /// `POST`/`DELETE /v1/clients/:id/interests/:name`: 200, empty, whether or not it changed anything.
+    private func setInterest(clientID: String, name: String, subscribed: Bool, _ body: BeamsJSONBody) throws
+        -> Response
+    {
+        let appKey = try body.string("app_key")
+        guard let interest = InterestName(name) else {
+            throw BeamsError.invalidField("The interest name must be \(InterestName.rule).")
+        }
+        switch try store.setBeamsInterest(
+            clientID: clientID, appKey: appKey, interest: interest.rawValue, subscribed: subscribed)
+        {
+        case .done: return .emptyOK
+        case .unknownClient: throw BeamsError.notFound("Client not found.")
+        case .wrongAppKey: throw BeamsError.unauthorized("app_key is not the key of this client's app.")
+        }
+    }
+
+    /// The token in its platform's spelling: hex for APNs, as issued for FCM/GCM.
+    private static func token(_ text: String, type: BeamsPlatformType, app: BeamsApp) throws(BeamsError)
+        -> DeviceToken
+    {
+        guard type.platform == app.platform else {
+            throw .invalidField(
+                "platform_type \(type.rawValue) does not match the app, whose devices use \(app.platform == .apns ? "apns" : "fcm").")
+        }
+        switch type {
+        case .apns:
+            guard let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) else {
+                throw .invalidField("token must be an APNs device token in hex (64 or more hex digits).")
+            }
+            return token
+        case .fcm, .gcm:
+            guard let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) else {
+                throw .invalidField("token must be an FCM registration token (printable ASCII, no spaces).")
+            }
+            return token
+        }
+    }
+
+    private static func client(_ status: Int, id: String, type: BeamsPlatformType, token: String) -> Response {
+        let body = JSONValue.object(["id": .string(id), "platform_type": .string(type.rawValue), "token": .string(token)])
+        return .json(status, body.encoded())
+    }
+}

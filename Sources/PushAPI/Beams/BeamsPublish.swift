@@ -1,0 +1,53 @@
+import PushCore
+
+/// A publish request's body, checked: the interests and each platform's half of the push.
+struct BeamsPublish: Equatable {
+    /// The publish API's limit per request.
+    static let maximumInterests = 100
+
+    var interests: [String]
+    var apns: APNsMessage?
+    var fcm: FCMMessage?
+
+    init(_ body: BeamsJSONBody) throws(BeamsError) {
+        guard let listed = body.fields["interests"], !listed.isNull else {
+            throw .unprocessable("interests is required: an array of 1 to \(Self.maximumInterests) interest names.")
+        }
+        guard let array = listed.arrayValue else { throw .unprocessable("interests must be an array of strings.") }
+        guard !array.isEmpty, array.count <= Self.maximumInterests else {
+            throw .unprocessable(
+                "interests must name 1 to \(Self.maximumInterests) interests; it names \(array.count).")
+        }
+        var interests: [String] = []
+        for value in array {
+            guard let text = value.stringValue else { throw .unprocessable("interests must be an array of strings.") }
+            guard let name = InterestName(text, allowingHyphen: true) else {
+                throw .unprocessable("\"\(text.prefix(200))\" is not an interest name: \(InterestName.rule).")
+            }
+            interests.append(name.rawValue)
+        }
+        self.interests = interests
+
+        switch body.fields["apns"] {
+        case nil, .null?: apns = nil
+        case .object(let payload)?: apns = APNsMessage(payload: JSONValue.object(payload).encoded())
+        default: throw .unprocessable("apns must be an object: the APNs payload ({\"aps\": {…}}).")
+        }
+        switch body.fields["fcm"] {
+        case nil, .null?: fcm = nil
+        case .object(let fields)?:
+            // FCM v1 takes `data` as strings only; refusing here beats a dead letter per device.
+            if let data = fields["data"], !(data.objectValue?.values.allSatisfy({ $0.stringValue != nil }) ?? false) {
+                throw .unprocessable("fcm.data must be an object whose values are strings.")
+            }
+            guard fields["token"] == nil, fields["topic"] == nil, fields["condition"] == nil else {
+                throw .unprocessable("fcm must not name its target (token, topic, condition): interests do.")
+            }
+            fcm = FCMMessage(fields: fields)
+        default: throw .unprocessable("fcm must be an object: the FCM message fields (notification, data, android, …).")
+        }
+        guard apns != nil || fcm != nil else {
+            throw .unprocessable("At least one of apns or fcm is required (web push is not delivered by this server).")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import PushCore
+
+/// The Pusher Beams publish API: a backend publishes one push to interests; every device
+/// subscribed to any of them gets it once, through the durable outbox. The instance id of
+/// Beams is the app's `app_key` here.
+public struct BeamsPublishAPI: RequestHandler {
+    public static let prefix = "/publish_api"
+
+    private let store: any BeamsStore
+    private let senders: SenderAuthorization
+    private let identifiers: RandomIdentifier
+    private let wakeOutbox: @Sendable () -> Void
+
+    /// - Parameter wakeOutbox: tells the outbox worker rows were queued (it polls otherwise).
+    public init(
+        store: any BeamsStore, senders: SenderAuthorization, identifiers: RandomIdentifier,
+        wakeOutbox: @escaping @Sendable () -> Void
+    ) {
+        self.store = store
+        self.senders = senders
+        self.identifiers = identifiers
+        self.wakeOutbox = wakeOutbox
+    }
+
+    public func handle(_ request: Request) -> Response {
+        do {
+            let appKey = try Self.instance(request.path)
+            guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
+            switch senders.authorize(request) {
+            case .allowed: break
+            case .unauthorized(let reason): throw BeamsError.unauthorized(reason)
+            case .forbidden(let reason): throw BeamsError.forbidden(reason)
+            case .unavailable(let error): return BeamsError.internalError(error)
+            }
+            guard let app = try store.beamsApp(appKey: appKey) else { throw BeamsError.instanceNotFound }
+            let publish = try BeamsPublish(BeamsJSONBody(request))
+            switch app.platform {
+            case .apns where publish.apns == nil:
+                throw BeamsError.unprocessable("This instance's devices use APNs: the publish needs an apns payload.")
+            case .fcm where publish.fcm == nil:
+                throw BeamsError.unprocessable("This instance's devices use FCM: the publish needs an fcm payload.")
+            default: break
+            }
+            let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
+            let queued = try store.publishToInterests(appID: app.id, interests: publish.interests, message: message)
+            if queued > 0 { wakeOutbox() }
+            let publishID = "pubid-" + (try identifiers.uuid())
+            var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
+            response.logNote = "\(publishID) queued for \(queued) devices"
+            return response
+        } catch let error as BeamsError {
+            return error.response
+        } catch {
+            return BeamsError.internalError(error)
+        }
+    }
+
+    /// The app key of `/v1/instances/<app_key>/publishes` (or `…/publishes/interests`, the
+    /// path today's Beams server SDKs use).
+    static func instance(_ path: String) throws(BeamsError) -> String {
+        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5 || (parts.count == 6 && parts[5] == "interests"), parts[0].isEmpty, parts[1] == "v1",
+            parts[2] == "instances", parts[4] == "publishes", !parts[3].isEmpty,
+            let appKey = try? FormParameters.percentDecode(parts[3], plusAsSpace: false)
+        else {
+            throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes.")
+        }
+        return appKey
+    }
+}

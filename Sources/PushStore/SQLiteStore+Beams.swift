@@ -1,0 +1,66 @@
+import Foundation
+import PushCore
+
+// BeamsStore: Pusher Beams clients, interests and publishes.
+extension SQLiteStore: BeamsStore {
+    public func beamsApp(appKey: String) throws -> BeamsApp? {
+        try read { try BeamsAppKeyQuery.app(appKey: appKey, in: $0) }
+    }
+
+    public func beamsClient(id: String) throws -> BeamsClient? {
+        try read { try BeamsClientTable.client(id: id, in: $0)?.client }
+    }
+
+    public func addBeamsClient(id: String, appID: AppID, token: DeviceToken, reportedToken: String) throws {
+        let now = clock()
+        try write { database in
+            let deviceID = try DeviceTable.upsert(
+                appID: appID, token: token, reportedToken: reportedToken, now: now, in: database)
+            try BeamsClientTable.insert(id: id, appID: appID, deviceID: deviceID, now: now, in: database)
+        }
+    }
+
+    public func replaceBeamsClientToken(clientID: String, token: DeviceToken, reportedToken: String) throws -> Bool {
+        let now = clock()
+        return try write { database in
+            guard let stored = try BeamsClientTable.client(id: clientID, in: database) else { return false }
+            // The new token may already be a device of the app (another client, another
+            // dialect): the client joins that row, and its old row goes if nobody owns it.
+            let deviceID = try DeviceTable.upsert(
+                appID: stored.client.app.id, token: token, reportedToken: reportedToken, now: now, in: database)
+            try BeamsClientTable.move(id: clientID, toDevice: deviceID, now: now, in: database)
+            if deviceID != stored.deviceID {
+                try DeviceTable.deleteOwnerless([stored.deviceID], in: database)
+            }
+            return true
+        }
+    }
+
+    public func setBeamsInterest(clientID: String, appKey: String, interest: String, subscribed: Bool) throws
+        -> BeamsInterestChange
+    {
+        try write { database in
+            guard let stored = try BeamsClientTable.client(id: clientID, in: database) else { return .unknownClient }
+            guard stored.client.app.appKey == appKey else { return .wrongAppKey }
+            if subscribed {
+                try BeamsInterestTable.subscribe(clientID: clientID, interest: interest, in: database)
+            } else {
+                try BeamsInterestTable.unsubscribe(clientID: clientID, interest: interest, in: database)
+            }
+            return .done
+        }
+    }
+
+    public func publishToInterests(appID: AppID, interests: [String], message: OutboxMessage) throws -> Int {
+        let interestsJSON = String(decoding: try JSONEncoder().encode(interests), as: UTF8.self)
+        let now = clock() * 1000
+        // The lookup and the queueing in one transaction: a client that unsubscribes meanwhile
+        // either gets the push or not, never half a fan-out.
+        return try write { database in
+            let deviceIDs = try BeamsInterestTable.subscribedDevices(
+                appID: appID, interestsJSON: interestsJSON, in: database)
+            guard !deviceIDs.isEmpty else { return 0 }
+            return try Self.enqueue(message, deviceIDs: deviceIDs, now: now, in: database)
+        }
+    }
+}
