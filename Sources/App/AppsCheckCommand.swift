@@ -22,7 +22,8 @@ extension AppsCommand {
             guard let appID = AppID(id), let app = try store.app(id: appID) else {
                 throw CommandFailure("no app with id \(id) is registered")
             }
-            let stack = try DeliveryStack(configuration: runtime.configuration, catalog: store, logger: runtime.logger)
+            let stack = try DeliveryStack(
+            configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
             defer { stack.shutdown() }
             switch app.credentials {
             case .fcmServiceAccount(let json, let projectID):

@@ -13,7 +13,7 @@ final class DeliveryStack: Sendable {
 
     init(
         configuration: Configuration, catalog: any AppCatalog, events: any DeliveryEvents = IgnoredDeliveryEvents(),
-        logger: Logger
+        providerTokenArchive: (any ProviderTokenArchive)? = nil, logger: Logger
     ) throws {
         engine = try CurlEngine(
             configuration: CurlEngineConfiguration(extraCAFile: configuration.caFile), logger: logger)
@@ -23,7 +23,8 @@ final class DeliveryStack: Sendable {
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),
                 fcmURL: configuration.fcmURL),
-            providerTokens: ProviderTokenCache(), accessTokens: accessTokens, events: events,
+            providerTokens: ProviderTokenCache(archive: providerTokenArchive, logger: logger), accessTokens: accessTokens,
+            events: events,
             logger: logger)
     }
 

@@ -29,7 +29,8 @@ struct SendCommand: ParsableCommand {
         let (apns, fcm) = try message()
         let notification = Notification(
             appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm)
-        let stack = try DeliveryStack(configuration: runtime.configuration, catalog: store, logger: runtime.logger)
+        let stack = try DeliveryStack(
+            configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
         defer { stack.shutdown() }
         let result = stack.router.deliver([notification])[0]
         print(DeliveryResultText.describe(result))

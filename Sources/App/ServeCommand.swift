@@ -44,7 +44,8 @@ struct ServeCommand: ParsableCommand {
         let deliveryStore = try openStore()
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(
-            configuration: configuration, catalog: deliveryStore, events: events, logger: logger)
+            configuration: configuration, catalog: deliveryStore, events: events,
+            providerTokenArchive: try openStore(), logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
         let outbox = OutboxWorker(store: deliveryStore, deliverer: delivery.router, logger: logger)

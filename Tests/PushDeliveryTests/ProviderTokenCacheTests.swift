@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushCrypto
 import XCTest
 
@@ -74,5 +75,60 @@ final class ProviderTokenCacheTests: XCTestCase {
             }
         }
         XCTAssertEqual(tokens.withLock { $0.count }, 1)
+    }
+}
+
+/// Tokens kept across restarts: a new process goes on with its predecessor's token.
+final class ProviderTokenArchiveTests: XCTestCase {
+    private final class Archive: ProviderTokenArchive, @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [String: ArchivedProviderToken] = [:]
+        private(set) var saves = 0
+        func archivedProviderToken(teamID: String, keyID: String) throws -> ArchivedProviderToken? {
+            lock.withLock { kept[teamID + "/" + keyID] }
+        }
+        func archiveProviderToken(_ token: ArchivedProviderToken) throws {
+            lock.withLock {
+                kept[token.teamID + "/" + token.keyID] = token
+                saves += 1
+            }
+        }
+    }
+
+    private let clock = ManualClock()
+    private let key = try! ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", pem: TestKeys.apnsKey)
+
+    func testARestartedProcessReusesTheKeptTokenUntilItIsDue() throws {
+        let archive = Archive()
+        let first = try ProviderTokenCache(clock: clock.unixClock, archive: archive).token(for: key)
+        XCTAssertEqual(archive.saves, 1)
+
+        clock.advance(by: 30 * 60)
+        let restarted = ProviderTokenCache(clock: clock.unixClock, archive: archive)
+        XCTAssertEqual(try restarted.token(for: key), first, "no new token: Apple would count it as a renewal")
+        XCTAssertEqual(archive.saves, 1)
+
+        clock.advance(by: 20 * 60)
+        let renewed = try ProviderTokenCache(clock: clock.unixClock, archive: archive).token(for: key)
+        XCTAssertNotEqual(renewed, first, "fifty minutes old: renewed, as in one process")
+        XCTAssertEqual(try archive.archivedProviderToken(teamID: key.teamID, keyID: key.keyID)?.token, renewed)
+    }
+
+    func testATokenOfAReplacedKeyIsNotReused() throws {
+        let archive = Archive()
+        let first = try ProviderTokenCache(clock: clock.unixClock, archive: archive).token(for: key)
+        let replaced = try ProviderKey(teamID: key.teamID, keyID: key.keyID, pem: TestKeys.otherAPNsKey)
+        let second = try ProviderTokenCache(clock: clock.unixClock, archive: archive).token(for: replaced)
+        XCTAssertNotEqual(second, first)
+        XCTAssertTrue(try JWT.verify(second, publicKeyPEM: try APNsSigningKey(pem: TestKeys.otherAPNsKey).publicKeyPEM()))
+    }
+
+    func testAForcedRenewalIsKeptToo() throws {
+        let archive = Archive()
+        let cache = ProviderTokenCache(clock: clock.unixClock, archive: archive)
+        let first = try cache.token(for: key)
+        clock.advance(by: 5 * 60)
+        let renewed = try XCTUnwrap(try cache.renewedToken(for: key, replacing: first))
+        XCTAssertEqual(try archive.archivedProviderToken(teamID: key.teamID, keyID: key.keyID)?.token, renewed)
     }
 }

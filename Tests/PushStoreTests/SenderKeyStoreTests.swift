@@ -37,3 +37,17 @@ final class SenderKeyStoreTests: StoreTestCase {
         }
     }
 }
+
+final class ProviderTokenArchiveStoreTests: StoreTestCase {
+    func testAKeysTokenIsReplacedNotAdded() throws {
+        let store = try makeStore()
+        XCTAssertNil(try store.archivedProviderToken(teamID: "T", keyID: "K"))
+        let first = ArchivedProviderToken(teamID: "T", keyID: "K", keyFingerprint: "f1", token: "jwt1", issuedAt: 10)
+        try store.archiveProviderToken(first)
+        XCTAssertEqual(try store.archivedProviderToken(teamID: "T", keyID: "K"), first)
+        let second = ArchivedProviderToken(teamID: "T", keyID: "K", keyFingerprint: "f2", token: "jwt2", issuedAt: 20)
+        try store.archiveProviderToken(second)
+        XCTAssertEqual(try store.archivedProviderToken(teamID: "T", keyID: "K"), second)
+        XCTAssertNil(try store.archivedProviderToken(teamID: "T", keyID: "other"))
+    }
+}

@@ -1,9 +1,13 @@
+import Logging
+import PushCore
 import PushCrypto
 
 /// The process's one APNs provider token per signing key (team id + key id), shared by every
 /// thread and connection. Apple refuses tokens older than an hour and answers
 /// `TooManyProviderTokenUpdates` to keys renewed more often than every 20 minutes, so a token
 /// is reused until `renewAfterSeconds` and only renewed early when APNs says it expired.
+/// With an archive, tokens outlive the process: a restarted responder goes on with the token
+/// its predecessor signed instead of counting as another renewal.
 /// (developer.apple.com, "Establishing a token-based connection to APNs".)
 public final class ProviderTokenCache: Sendable {
     /// When tokens are renewed.
@@ -40,24 +44,34 @@ public final class ProviderTokenCache: Sendable {
     private let clock: UnixClock
     private let policy: Policy
     private let entries = Locked<[KeyName: Entry]>([:])
+    private let archive: (any ProviderTokenArchive)?
+    private let logger: Logger
 
-    public init(clock: UnixClock = .system, policy: Policy = Policy()) {
+    public init(
+        clock: UnixClock = .system, policy: Policy = Policy(), archive: (any ProviderTokenArchive)? = nil,
+        logger: Logger = Logger(label: "pushgate.delivery")
+    ) {
         self.clock = clock
         self.policy = policy
+        self.archive = archive
+        self.logger = logger
     }
 
     /// The current token for `key`, signed now if there is none or it is due for renewal.
     /// Signing happens under the lock, so concurrent callers never mint two tokens for one key.
     public func token(for key: ProviderKey) throws(CryptoError) -> String {
         let now = clock.now()
-        return try entries.withLock { (entries) throws(CryptoError) -> String in
+        let (token, signed) = try entries.withLock { (entries) throws(CryptoError) -> (String, Bool) in
             let name = KeyName(teamID: key.teamID, keyID: key.keyID)
             let renewalAge = max(policy.renewAfterSeconds, policy.minimumIntervalSeconds)
+            loadArchived(name, key: key, into: &entries)
             if let entry = entries[name], entry.keyPEM == key.pem, now - entry.issuedAt < renewalAge {
-                return entry.token
+                return (entry.token, false)
             }
-            return try Self.sign(key, now: now, into: &entries[name])
+            return (try Self.sign(key, now: now, into: &entries[name]), true)
         }
+        if signed { save(token, key: key, issuedAt: now) }
+        return token
     }
 
     /// After APNs refused `rejected` as expired or invalid: a new token, or nil when none should
@@ -66,13 +80,44 @@ public final class ProviderTokenCache: Sendable {
     /// requests carried the old token.
     public func renewedToken(for key: ProviderKey, replacing rejected: String) throws(CryptoError) -> String? {
         let now = clock.now()
-        return try entries.withLock { (entries) throws(CryptoError) -> String? in
+        let (token, signed) = try entries.withLock { (entries) throws(CryptoError) -> (String?, Bool) in
             let name = KeyName(teamID: key.teamID, keyID: key.keyID)
+            loadArchived(name, key: key, into: &entries)
             if let entry = entries[name], entry.keyPEM == key.pem {
-                if entry.token != rejected { return entry.token }
-                if now - entry.issuedAt < policy.forcedRenewalFloorSeconds { return nil }
+                if entry.token != rejected { return (entry.token, false) }
+                if now - entry.issuedAt < policy.forcedRenewalFloorSeconds { return (nil, false) }
             }
-            return try Self.sign(key, now: now, into: &entries[name])
+            return (try Self.sign(key, now: now, into: &entries[name]), true)
+        }
+        if signed, let token { save(token, key: key, issuedAt: now) }
+        return token
+    }
+
+    /// The first use of a key in this process looks for the token an earlier run kept. Under
+    /// the lock, so that threads starting together do not sign one each.
+    private func loadArchived(_ name: KeyName, key: ProviderKey, into entries: inout [KeyName: Entry]) {
+        guard entries[name] == nil, let archive else { return }
+        do {
+            guard let kept = try archive.archivedProviderToken(teamID: key.teamID, keyID: key.keyID),
+                kept.keyFingerprint == key.fingerprint
+            else { return }
+            entries[name] = Entry(token: kept.token, issuedAt: Int(kept.issuedAt), keyPEM: key.pem)
+        } catch {
+            logger.warning("could not read the kept APNs provider token of key \(key.keyID): \(error)")
+        }
+    }
+
+    /// Outside the lock: a store write may wait for another transaction. Losing it only costs
+    /// the next run a fresh token.
+    private func save(_ token: String, key: ProviderKey, issuedAt: Int) {
+        guard let archive else { return }
+        do {
+            try archive.archiveProviderToken(
+                ArchivedProviderToken(
+                    teamID: key.teamID, keyID: key.keyID, keyFingerprint: key.fingerprint, token: token,
+                    issuedAt: Int64(issuedAt)))
+        } catch {
+            logger.warning("could not keep the APNs provider token of key \(key.keyID): \(error)")
         }
     }
 
@@ -90,11 +135,14 @@ public struct ProviderKey: Sendable {
     /// The .p8 text, which tells one key from another registered under the same ids.
     public var pem: String
     public var signingKey: APNsSigningKey
+    /// SHA-256 (hex) of `pem`: what a kept token records of the key that signed it.
+    public var fingerprint: String
 
     public init(teamID: String, keyID: String, pem: String) throws(CryptoError) {
         self.teamID = teamID
         self.keyID = keyID
         self.pem = pem
         signingKey = try APNsSigningKey(pem: pem)
+        fingerprint = SHA256.hexDigest(of: pem)
     }
 }
