@@ -18,6 +18,7 @@ public struct Configuration: Sendable {
     public var apnsSandboxURL = "https://api.sandbox.push.apple.com"
     public var fcmURL = "https://fcm.googleapis.com"
     public var caFile: String? = nil
+    public var deliveryThreads = 2
     public var fcmSenderID: String? = nil
     public var cospaceFCMApp: String? = nil
     public var bridgeAPNsApp: String? = nil
@@ -70,6 +71,7 @@ public struct Configuration: Sendable {
         .text("PUSHGATE_APNS_SANDBOX_URL", "APNs sandbox endpoint", \.apnsSandboxURL),
         .text("PUSHGATE_FCM_URL", "FCM v1 endpoint (the OAuth token URL comes from the service account)", \.fcmURL),
         .optionalText("PUSHGATE_CA_FILE", "extra CA bundle trusted for upstream TLS, besides the system's", \.caFile),
+        .integer("PUSHGATE_DELIVERY_THREADS", "curl engine threads, each with its own HTTP/2 connection per upstream", \.deliveryThreads, 1...16),
         .optionalText("PUSHGATE_FCM_SENDER_ID", "the sender_id cospace GET /api/push shows", \.fcmSenderID),
         .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),

@@ -52,12 +52,14 @@ struct APNsLoad: ParsableCommand {
     @Option(help: "Rounds; the best is reported (the first also warms the connection).") var rounds = 3
     @Option(name: .customLong("in-flight"), help: "Transfers the engine keeps in flight.") var inFlight = 1000
     @Option(name: .customLong("ca-file"), help: "CA trusted for the mock (default: the test CA).") var caFile: String?
+    @Option(help: "Engine threads (each its own curl multi handle and connection).") var threads = 1
 
     func run() throws {
         var logger = Logger(label: "loadgen")
         logger.logLevel = .warning
         var engineConfiguration = CurlEngineConfiguration(extraCAFile: caFile ?? MockFixtures.caFile)
         engineConfiguration.maxTransfersInFlight = inFlight
+        engineConfiguration.threads = threads
         let engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
         defer { engine.shutdown() }
         let router = DeliveryRouter(
