@@ -18,17 +18,8 @@ final class BeamsClientIntegrationTests: XCTestCase {
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
         pushgate = try PushgateInstance(environment: ["PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_FCM_URL": fcm.baseURL])
         try pushgate.start()
-        let apns = try pushgate.cli([
-            "apps", "add", "--id", "com.example.ios", "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--app-key", Self.apnsKey,
-        ])
-        XCTAssertEqual(apns.status, 0, apns.stderr)
-        let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
-        let android = try pushgate.cli([
-            "apps", "add", "--id", "com.example.android", "--platform", "fcm", "--service-account", account.path,
-            "--app-key", Self.fcmKey,
-        ])
-        XCTAssertEqual(android.status, 0, android.stderr)
+        try pushgate.addMockAPNsApp(id: "com.example.ios", ["--app-key", Self.apnsKey])
+        try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.fcmKey])
     }
 
     override func tearDown() {

@@ -27,11 +27,7 @@ final class BeamsFanOutRecoveryTests: XCTestCase {
         ])
         try pushgate.start()
         defer { pushgate.stop() }
-        let added = try pushgate.cli([
-            "apps", "add", "--id", "com.example.crash", "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--app-key", Self.appKey,
-        ])
-        XCTAssertEqual(added.status, 0, added.stderr)
+        try pushgate.addMockAPNsApp(id: "com.example.crash", ["--app-key", Self.appKey])
 
         // Clients registered and subscribed through the client API, eight at a time.
         let tokens = (0..<Self.devices).map { String(format: "%064x", 0xC0FFEE_0000 + $0) }

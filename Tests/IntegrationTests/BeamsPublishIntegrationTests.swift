@@ -21,18 +21,8 @@ final class BeamsPublishIntegrationTests: XCTestCase {
             "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL, "PUSHGATE_FCM_URL": fcm.baseURL,
         ])
         try pushgate.start()
-        let added = try pushgate.cli([
-            "apps", "add", "--id", "com.example.ios", "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "com.example.ios",
-            "--app-key", Self.appKey,
-        ])
-        XCTAssertEqual(added.status, 0, added.stderr)
-        let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
-        let android = try pushgate.cli([
-            "apps", "add", "--id", "com.example.android", "--platform", "fcm", "--service-account", account.path,
-            "--app-key", Self.fcmKey,
-        ])
-        XCTAssertEqual(android.status, 0, android.stderr)
+        try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.appKey])
+        try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.fcmKey])
     }
 
     override func tearDown() {

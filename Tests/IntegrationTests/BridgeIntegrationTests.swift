@@ -40,14 +40,8 @@ final class BridgeIntegrationTests: XCTestCase {
             environment["PUSHGATE_BRIDGE_FCM_APP"] = Self.fcmApp
         }
         pushgate = try PushgateInstance(environment: environment)
-        let apnsAdded = try pushgate.cli([
-            "apps", "add", "--id", Self.apnsApp, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", Self.apnsApp,
-        ])
-        XCTAssertEqual(apnsAdded.status, 0, apnsAdded.stderr)
-        let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
-        let fcmAdded = try pushgate.cli(["apps", "add", "--id", Self.fcmApp, "--platform", "fcm", "--service-account", account.path])
-        XCTAssertEqual(fcmAdded.status, 0, fcmAdded.stderr)
+        try pushgate.addMockAPNsApp(id: Self.apnsApp, ["--topic", Self.apnsApp])
+        try pushgate.addMockFCMApp(id: Self.fcmApp, fcm: fcm)
         try pushgate.start()
     }
 

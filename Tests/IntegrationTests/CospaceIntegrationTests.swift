@@ -25,12 +25,8 @@ final class CospaceIntegrationTests: XCTestCase {
             environment: PushgateInstance.upstreams(apns: apns, fcm: fcm).merging([
                 "PUSHGATE_FCM_SENDER_ID": "4815162342", "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
             ]) { _, own in own })
-        try cliOK([
-            "apps", "add", "--id", Self.appID, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "de.cospace.app",
-        ])
-        let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
-        try cliOK(["apps", "add", "--id", Self.fcmApp, "--platform", "fcm", "--service-account", account.path])
+        try pushgate.addMockAPNsApp(id: Self.appID, ["--topic", "de.cospace.app"])
+        try pushgate.addMockFCMApp(id: Self.fcmApp, fcm: fcm)
         aliceID = try addUser("alice", password: "alice-secret")
         try pushgate.start()
     }
@@ -446,10 +442,7 @@ final class CospaceIntegrationTests: XCTestCase {
             environment: PushgateInstance.upstreams(apns: apns, sandbox: sandbox).merging([
                 "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp
             ]) { _, own in own })
-        try cliOK([
-            "apps", "add", "--id", Self.appID, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", "de.cospace.app",
-        ])
+        try pushgate.addMockAPNsApp(id: Self.appID, ["--topic", "de.cospace.app"])
         aliceID = try addUser("alice", password: "alice-secret")
         try pushgate.start()
         assertStatus(

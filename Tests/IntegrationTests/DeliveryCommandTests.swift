@@ -13,11 +13,7 @@ final class DeliveryCommandTests: XCTestCase {
     }
 
     private func addAPNsApp(_ pushgate: PushgateInstance, topic: String = "com.example.pushgate") throws {
-        let added = try pushgate.cli([
-            "apps", "add", "--id", "com.example.pushgate", "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", topic,
-        ])
-        XCTAssertEqual(added.status, 0, added.stderr)
+        try pushgate.addMockAPNsApp(id: "com.example.pushgate", ["--topic", topic])
     }
 
     func testSendDeliversToMockAPNsWithAVerifiedProviderToken() throws {

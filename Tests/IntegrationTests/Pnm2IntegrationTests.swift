@@ -23,28 +23,15 @@ final class Pnm2IntegrationTests: XCTestCase {
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
         pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
         try pushgate.start()
-        let account = try fcm.writeServiceAccount(to: pushgate.directory.appendingPathComponent("service-account.json"))
-        try cli(["apps", "add", "--id", "valid.appid", "--platform", "fcm", "--service-account", account.path])
-        try cli([
-            "apps", "add", "--id", Self.alertApp, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic", Self.alertApp,
-        ])
-        try cli([
-            "apps", "add", "--id", Self.voipApp, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
-            "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile, "--topic",
-            "\(Self.alertApp).voip", "--push-type", "voip",
-        ])
+        try pushgate.addMockFCMApp(id: "valid.appid", fcm: fcm)
+        try pushgate.addMockAPNsApp(id: Self.alertApp, ["--topic", Self.alertApp])
+        try pushgate.addMockAPNsApp(id: Self.voipApp, ["--topic", "\(Self.alertApp).voip", "--push-type", "voip"])
     }
 
     override func tearDown() {
         pushgate?.stop()
         apns?.shutdown()
         fcm?.shutdown()
-    }
-
-    private func cli(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
-        let output = try pushgate.cli(arguments)
-        XCTAssertEqual(output.status, 0, output.stderr, file: file, line: line)
     }
 
     private func postJSON(_ path: String, _ body: String, headers: [String: String] = [:]) throws -> HTTPClient.Response {

@@ -11,3 +11,23 @@ extension PushgateInstance {
         return environment
     }
 }
+
+extension PushgateInstance {
+    /// `apps add` of an APNs app signing with the key the mock APNs trusts; `extra` adds options
+    /// (`--topic`, `--push-type`, `--app-key`, …). A refusal fails the test's set-up.
+    func addMockAPNsApp(id: String, _ extra: [String] = []) throws {
+        let added = try cli(
+            [
+                "apps", "add", "--id", id, "--platform", "apns", "--team-id", MockFixtures.apnsTeamID,
+                "--key-id", MockFixtures.apnsKeyID, "--key-file", MockFixtures.apnsKeyFile,
+            ] + extra)
+        guard added.status == 0 else { throw Failure("apps add \(id) failed: \(added.stderr)") }
+    }
+
+    /// `apps add` of an FCM app with a service account the mock FCM knows.
+    func addMockFCMApp(id: String, fcm: MockFCM, _ extra: [String] = []) throws {
+        let account = try fcm.writeServiceAccount(to: directory.appendingPathComponent("service-account-\(id).json"))
+        let added = try cli(["apps", "add", "--id", id, "--platform", "fcm", "--service-account", account.path] + extra)
+        guard added.status == 0 else { throw Failure("apps add \(id) failed: \(added.stderr)") }
+    }
+}
