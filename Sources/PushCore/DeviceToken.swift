@@ -48,16 +48,7 @@ public struct DeviceToken: Hashable, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            output.append(digits[Int(byte >> 4)])
-            output.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
+    public var hex: String { Hex.encode(bytes) }
 
     public var base64: String { Base64.encode(bytes) }
 

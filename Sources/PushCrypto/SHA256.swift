@@ -1,4 +1,5 @@
 import COpenSSL
+import PushCore
 
 /// SHA-256 of bytes, through OpenSSL's one-shot digest.
 public enum SHA256 {
@@ -16,9 +17,6 @@ public enum SHA256 {
 
     /// Lowercase hex of the digest of `text`'s UTF-8.
     public static func hexDigest(of text: String) -> String {
-        hash(Array(text.utf8)).map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-        }.joined()
+        Hex.encode(hash(Array(text.utf8)))
     }
 }

@@ -1,3 +1,5 @@
+import PushCore
+
 /// Unguessable ids (Beams client ids, publish ids) in UUID form, from random bytes handed in
 /// (PushCrypto's `SecureRandom` in the app; PushAPI sees no crypto library).
 public struct RandomIdentifier: Sendable {
@@ -13,15 +15,8 @@ public struct RandomIdentifier: Sendable {
         guard bytes.count == 16 else { throw ShortRead(count: bytes.count) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        // 8-4-4-4-12 hex digits.
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { Hex.encode(bytes[$0]) }.joined(separator: "-")
     }
 
     struct ShortRead: Error, CustomStringConvertible {

@@ -47,6 +47,6 @@ enum CospaceError: Error, Equatable {
     private static func body(_ status: Int, _ fields: [String: String], headers: [(name: String, value: String)] = [])
         -> Response
     {
-        .json(status, CospaceJSON.encode(.object(fields.mapValues { .string($0) })), headers: headers)
+        .json(status, JSONValue.object(fields.mapValues { .string($0) }).encoded(), headers: headers)
     }
 }

@@ -128,6 +128,6 @@ public struct CospaceEvent: Sendable, Equatable {
     }
 
     private static func quoted(_ text: String) -> String {
-        String(decoding: CospaceJSON.encode(.string(text)), as: UTF8.self)
+        String(decoding: JSONValue.string(text).encoded(), as: UTF8.self)
     }
 }

@@ -1,15 +1,7 @@
-import Foundation
 import PushCore
 
-/// JSON out of the cospace handlers: sorted keys so that bodies are stable, slashes unescaped.
+/// The JSON request bodies of the cospace handlers.
 enum CospaceJSON {
-    static func encode(_ value: JSONValue) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // A JSONValue always encodes: it holds nothing but JSON.
-        return (try? Array(encoder.encode(value))) ?? Array("{}".utf8)
-    }
-
     /// The request body as a JSON object, or `invalid-json`.
     static func object(_ request: Request, limit: Int) throws(CospaceError) -> [String: JSONValue] {
         guard request.body.count <= limit else { throw .bodyTooLarge(limit: limit) }

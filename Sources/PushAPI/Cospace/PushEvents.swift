@@ -30,7 +30,7 @@ public struct PushEvents: RequestHandler {
             guard let queued = try publisher.publish(event) else {
                 throw CospaceError.notFound(status: "unknown-owner")
             }
-            return .json(200, CospaceJSON.encode(.object(["queued": .number(Double(queued))])))
+            return .json(200, JSONValue.object(["queued": .number(Double(queued))]).encoded())
         } catch let error as CospaceError {
             return error.response
         } catch {

@@ -36,7 +36,7 @@ public struct PushRegistrations: RequestHandler {
                 try apply(PushChange(CospaceJSON.object(request, limit: Self.bodyLimit)), for: user)
                 return .json(200, Array("{}".utf8))
             }
-            return .json(200, CospaceJSON.encode(try listing(for: user)))
+            return .json(200, try listing(for: user).encoded())
         } catch let error as CospaceError {
             return error.response
         } catch {
