@@ -16,7 +16,7 @@ final class BeamsClientIntegrationTests: XCTestCase {
 
     override func setUpWithError() throws {
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: ["PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_FCM_URL": fcm.baseURL])
+        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: nil, fcm: fcm))
         try pushgate.start()
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--app-key", Self.apnsKey])
         try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.fcmKey])

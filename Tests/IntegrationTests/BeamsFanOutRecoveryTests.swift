@@ -21,10 +21,7 @@ final class BeamsFanOutRecoveryTests: XCTestCase {
         // may: the restarted process must go on with the token its predecessor kept.
         let apns = try MockAPNs(configuration: configuration)
         defer { apns.shutdown() }
-        let pushgate = try PushgateInstance(environment: [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL,
-        ])
+        let pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns))
         try pushgate.start()
         defer { pushgate.stop() }
         try pushgate.addMockAPNsApp(id: "com.example.crash", ["--app-key", Self.appKey])

@@ -16,10 +16,7 @@ final class BeamsPublishIntegrationTests: XCTestCase {
     override func setUpWithError() throws {
         apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: [
-            "PUSHGATE_CA_FILE": MockFixtures.caFile, "PUSHGATE_APNS_URL": apns.baseURL,
-            "PUSHGATE_APNS_SANDBOX_URL": apns.baseURL, "PUSHGATE_FCM_URL": fcm.baseURL,
-        ])
+        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
         try pushgate.start()
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.appKey])
         try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.fcmKey])

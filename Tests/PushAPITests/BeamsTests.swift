@@ -1,6 +1,7 @@
 import Foundation
 import PushAPI
 import PushCore
+import PushTesting
 import XCTest
 
 /// The Beams client and publish APIs in-process, over an in-memory store.
@@ -41,13 +42,6 @@ final class BeamsTests: XCTestCase {
         }
     }
 
-    final class NoKeys: SenderKeyStore, @unchecked Sendable {
-        func hasValidSenderKeys() throws -> Bool { false }
-        func senderKeyName(digest: String) throws -> String? { nil }
-        func addSenderKey(name: String, digest: String) throws {}
-        func senderKeys() throws -> [SenderKey] { [] }
-        func revokeSenderKey(name: String) throws -> Bool { false }
-    }
 
     let store = FakeBeamsStore()
     let ios = BeamsApp(id: AppID("com.example.ios")!, platform: .apns, appKey: "key-ios")
@@ -75,7 +69,7 @@ final class BeamsTests: XCTestCase {
 
     var publishAPI: BeamsPublishAPI {
         BeamsPublishAPI(
-            store: store, senders: SenderAuthorization(keys: NoKeys(), digest: { $0 }), identifiers: identifiers,
+            store: store, senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }), identifiers: identifiers,
             wakeOutbox: { [counter] in counter.wakes += 1 })
     }
 

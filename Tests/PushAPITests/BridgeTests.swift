@@ -206,17 +206,8 @@ final class NotificationBridgeTests: XCTestCase {
 }
 
 final class TopicPublisherTests: XCTestCase {
-    final class Keys: SenderKeyStore, @unchecked Sendable {
-        var valid: [String: String] = [:]
-        func hasValidSenderKeys() throws -> Bool { !valid.isEmpty }
-        func senderKeyName(digest: String) throws -> String? { valid[digest] }
-        func addSenderKey(name: String, digest: String) throws { valid[digest] = name }
-        func senderKeys() throws -> [SenderKey] { [] }
-        func revokeSenderKey(name: String) throws -> Bool { false }
-    }
-
     let store = FakeBridgeStore()
-    let keys = Keys()
+    let keys = InMemorySenderKeys()
     let ios = AppID("com.example.ios")!
     let android = AppID("com.example.android")!
     final class Wakes: @unchecked Sendable { var count = 0 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushTesting
 import XCTest
 
 @testable import PushAPI
@@ -185,15 +186,8 @@ final class CospaceTests: XCTestCase {
     }
 
     func testEventsAreForbiddenToRemoteCallersWithoutKeys() {
-        final class NoKeys: SenderKeyStore, @unchecked Sendable {
-            func hasValidSenderKeys() throws -> Bool { false }
-            func senderKeyName(digest: String) throws -> String? { nil }
-            func addSenderKey(name: String, digest: String) throws {}
-            func senderKeys() throws -> [SenderKey] { [] }
-            func revokeSenderKey(name: String) throws -> Bool { false }
-        }
         let events = PushEvents(
-            senders: SenderAuthorization(keys: NoKeys(), digest: { $0 }),
+            senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }),
             publisher: CospaceEventPublisher(users: store, outbox: store))
         let body =
             #"{"owner":"\#(store.usersByName["alice"]!.id)","message":"recording_new","recording":"r","phone":"p"}"#

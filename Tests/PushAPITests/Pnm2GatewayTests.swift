@@ -36,7 +36,7 @@ final class Pnm2GatewayTests: XCTestCase {
     let store = InMemoryTokenStore()
     let directory = Directory()
     let deliverer = ScriptedDeliverer()
-    let keys = SenderAuthorizationTests.Keys()
+    let keys = InMemorySenderKeys()
     let pauses = Pauses()
     let apnsHex = String(repeating: "ab", count: 32)
 

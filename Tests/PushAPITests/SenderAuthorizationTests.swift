@@ -1,26 +1,12 @@
 import Foundation
 import PushAPI
 import PushCore
+import PushTesting
 import XCTest
 
 final class SenderAuthorizationTests: XCTestCase {
-    /// Keys by digest; the digest here is a plain reversal, which is all the gate needs to be
-    /// told apart from the key.
-    final class Keys: SenderKeyStore, @unchecked Sendable {
-        var valid: [String: String] = [:]
-        var failing = false
-        struct Unavailable: Error {}
-        func hasValidSenderKeys() throws -> Bool {
-            if failing { throw Unavailable() }
-            return !valid.isEmpty
-        }
-        func senderKeyName(digest: String) throws -> String? { valid[digest] }
-        func addSenderKey(name: String, digest: String) throws { valid[digest] = name }
-        func senderKeys() throws -> [SenderKey] { [] }
-        func revokeSenderKey(name: String) throws -> Bool { false }
-    }
-
-    let keys = Keys()
+    let keys = InMemorySenderKeys()
+    /// The digest here is a plain reversal, which is all the gate needs to tell it from the key.
     var gate: SenderAuthorization { SenderAuthorization(keys: keys, digest: { String($0.reversed()) }) }
 
     func request(_ authorization: String? = nil, from address: String = "127.0.0.1") -> Request {
