@@ -146,6 +146,13 @@ final class TokenReporterIntegrationTests: XCTestCase {
             (try client.request("PUT", "/token/?selector=x"), 405, "method PUT not allowed"),
             (try client.request("DELETE", "/pushToken/a/b/c"), 405, "method DELETE not allowed"),
             (try client.get("/nowhere"), 404, "no endpoint at /nowhere"),
+            // The Account Removal Reporter reads its parameters the same way.
+            (try client.get("/removeAccount/"), 400, "selector is required"),
+            (try client.post("/removeAccount/", contentType: json, body: "{\"selector\": "), 400, "body is not valid JSON"),
+            (try client.post("/removeAccount/", contentType: json, body: "{\"selector\": 12}"), 400, "selector must be a string"),
+            (try client.post("/removeAccount/", contentType: json, body: [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x22, 0x22, 0x7D]), 400, "body is not valid UTF-8"),
+            (try client.post("/removeAccount/", contentType: "text/xml", body: "<selector/>"), 400, "unsupported content type text/xml"),
+            (try client.request("PUT", "/removeAccount/?selector=\(Self.selector)"), 405, "method PUT not allowed"),
         ]
         for (response, status, message) in cases {
             XCTAssertEqual(response.status, status, response.text)
