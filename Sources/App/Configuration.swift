@@ -53,7 +53,7 @@ public struct Configuration: Sendable {
                 config.socketMode = mode
             },
             show: { "0" + String($0.socketMode, radix: 8) }),
-        .integer("PUSHGATE_THREADS", "FastCGI accept threads (each with its own database connection)", \.threads, 1...512),
+        .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
         .optionalText("PUSHGATE_SQL_DIR", "directory of the schema migrations (found next to the executable or checkout when unset)", \.sqlDirectory),
         .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),

@@ -3,6 +3,7 @@
 #include <fcgiapp.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <pthread.h>
 #endif

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PushCore
 
-/// The FastCGI responder nginx talks to: a Unix socket and N threads that each accept a
-/// request, hand it to their own handler and write the answer back.
+/// The FastCGI responder nginx talks to: a Unix socket and N threads that each take a request
+/// from whichever connection has one, hand it to their own handler and write the answer back.
 ///
 /// `run` serves until SIGTERM, SIGINT or SIGHUP; `start` and `stop` do the same for callers
 /// that own the process's signals themselves, such as tests.
@@ -14,6 +14,7 @@ public final class FastCGIServer: @unchecked Sendable {
     private let lock = NSLock()
     private let stopLock = NSLock()
     private var listener: ListeningSocket?
+    private var connections: ReadyConnections?
     private var started = false
     private var stopped = false
     private var logger: Logger?
@@ -93,13 +94,22 @@ public final class FastCGIServer: @unchecked Sendable {
                 throw FastCGIError.handlerCreationFailed(thread: index, reason: "\(error)")
             }
         }
+        let connections: ReadyConnections
+        do {
+            connections = try ReadyConnections(listener: listener.descriptor)
+        } catch {
+            listener.removeFile()
+            listener.close()
+            throw error
+        }
         self.listener = listener
+        self.connections = connections
         self.logger = logger
         started = true
         let limit = BodyLimit(maxBytes: configuration.maxBodyBytes)
         for (index, handler) in handlers.enumerated() {
             let worker = Worker(
-                index: index, listener: listener.descriptor, handler: handler, limit: limit, logger: logger,
+                index: index, connections: connections, handler: handler, limit: limit, logger: logger,
                 group: group)
             group.threadStarted()
             let thread = Thread { [group] in
@@ -133,9 +143,10 @@ public final class FastCGIServer: @unchecked Sendable {
         let wasStopped = stopped
         stopped = true
         let listener = self.listener
+        let connections = self.connections
         let logger = self.logger
         lock.unlock()
-        guard !wasStopped, let listener else { return }
+        guard !wasStopped, let listener, let connections else { return }
 
         // libfcgi's own FCGX_ShutdownPending is not used: its flag is process-wide and can
         // never be cleared, so no server in this process could accept again.
@@ -143,6 +154,7 @@ public final class FastCGIServer: @unchecked Sendable {
         listener.removeFile()
         listener.shutDown()
         if group.waitForThreads(seconds: configuration.drainTimeoutSeconds) {
+            connections.close()
             listener.close()
             logger?.info("FastCGI server stopped")
         } else {

@@ -3,8 +3,8 @@ import Glibc
 import Logging
 import PushCore
 
-/// One accept thread: owns an `FCGX_Request` and a handler, and answers requests one at a time
-/// until the server stops. Turns libfcgi's streams into a `Request` and a `Response` back into
+/// One responder thread: owns an `FCGX_Request` and a handler, and answers requests one at a
+/// time, from whichever connection has one (see `ReadyConnections`), until the server stops. Turns libfcgi's streams into a `Request` and a `Response` back into
 /// bytes; what the request means is the handler's business.
 final class Worker: @unchecked Sendable {
     // @unchecked: after `run()` starts, the fields are used only on the worker's own thread.
@@ -13,20 +13,26 @@ final class Worker: @unchecked Sendable {
     private let limit: BodyLimit
     private let logger: Logger
     private let group: WorkerGroup
+    private let connections: ReadyConnections
     private let request: UnsafeMutablePointer<FCGX_Request>
     /// Reused for every body: bodies are read in chunks of this size.
     private let scratch: UnsafeMutablePointer<CChar>
     private let scratchSize = 65_536
     private var served: UInt64 = 0
 
-    init(index: Int, listener: Int32, handler: any RequestHandler, limit: BodyLimit, logger: Logger, group: WorkerGroup) {
+    init(
+        index: Int, connections: ReadyConnections, handler: any RequestHandler, limit: BodyLimit, logger: Logger,
+        group: WorkerGroup
+    ) {
         self.index = index
+        self.connections = connections
         self.handler = handler
         self.limit = limit
         self.logger = logger
         self.group = group
         request = .allocate(capacity: 1)
-        FCGX_InitRequest(request, listener, 0)
+        // No listening socket for libfcgi: connections come from `connections` (see `serve`).
+        FCGX_InitRequest(request, -1, 0)
         scratch = .allocate(capacity: scratchSize)
     }
 
@@ -37,21 +43,35 @@ final class Worker: @unchecked Sendable {
 
     func run() {
         while !group.isStopping {
-            let result = FCGX_Accept_r(request)
-            if result < 0 {
-                // Stopping shuts the listening socket down, which fails the accept: expected.
-                if group.isStopping { break }
-                // EMFILE and the like: leaving would lose the thread for good, so pause and retry.
-                logger.error("FastCGI accept failed on thread \(index): \(String(cString: strerror(-result)))")
-                usleep(100_000)
-                continue
-            }
-            serveAcceptedRequest()
-            // Finish here rather than at the next accept, so that nginx gets its answer and
-            // its connection back before this thread waits again.
-            FCGX_Finish_r(request)
+            // A short wait, to see the stop flag soon after stopping.
+            guard let connection = connections.next(timeoutMilliseconds: 200) else { continue }
+            serve(connection)
         }
         FCGX_Free(request, 1)
+    }
+
+    /// Reads one request from `connection`, answers it, and parks the connection again when
+    /// nginx keeps it.
+    private func serve(_ connection: Int32) {
+        request.pointee.ipcFd = connection
+        // FCGX_Accept_r first finishes "the current request" and closes its connection unless
+        // that one was kept: the flag left by an earlier, closed connection would close this one.
+        request.pointee.keepConnection = 1
+        // With a connection set, FCGX_Accept_r reads its request instead of accepting. It fails
+        // when nginx closed the connection instead of sending one (libfcgi has closed it; its
+        // listening socket is -1, so it cannot block in an accept of its own).
+        guard FCGX_Accept_r(request) >= 0 else {
+            request.pointee.ipcFd = -1
+            return
+        }
+        serveAcceptedRequest()
+        // Finish here rather than at the next accept, so that nginx gets its answer (and,
+        // unless it keeps it, its connection closed) before this thread waits again.
+        FCGX_Finish_r(request)
+        if request.pointee.ipcFd >= 0 {
+            connections.park(request.pointee.ipcFd)
+            request.pointee.ipcFd = -1
+        }
     }
 
     private func serveAcceptedRequest() {

@@ -1,0 +1,96 @@
+import CFastCGI
+import Foundation
+import Glibc
+
+/// The listening socket and every connection nginx keeps open between requests
+/// (`fastcgi_keep_conn on`), in one epoll set that all responder threads wait on. A thread
+/// takes whichever connection has a request to read, answers it, and parks the connection
+/// again; so threads are bound to requests, not to connections, and nginx may keep as many
+/// idle connections as it likes. (A thread that waited on its own kept connection would be
+/// lost to every other connection while nginx left that one idle.)
+///
+/// Every registration is one-shot: a ready connection wakes one thread and stays quiet until
+/// that thread parks it again.
+final class ReadyConnections: @unchecked Sendable {
+    // @unchecked: `parked` is guarded by `lock`; the descriptors are only read after init.
+    private let epoll: Int32
+    private let listener: Int32
+    private let lock = NSLock()
+    /// Kept connections waiting for their next request, to close when the server stops.
+    private var parked: Set<Int32> = []
+
+    init(listener: Int32) throws(FastCGIError) {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw .system(step: "creating the epoll set for", path: "the socket", errno: errno) }
+        // Non-blocking: a readiness that another thread's accept already used up must not
+        // leave this one blocked in accept.
+        let flags = fcntl(listener, F_GETFL)
+        guard flags >= 0, fcntl(listener, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            let code = errno
+            _ = Glibc.close(epoll)
+            throw .system(step: "making the listening socket non-blocking for", path: "the socket", errno: code)
+        }
+        self.epoll = epoll
+        self.listener = listener
+        guard arm(listener) else {
+            let code = errno
+            _ = Glibc.close(epoll)
+            throw .system(step: "watching the listening socket for", path: "the socket", errno: code)
+        }
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a connection with something to read: a new one,
+    /// accepted here, or a parked one (its next request, or nginx closing it). nil when the
+    /// time ran out or the accept failed.
+    func next(timeoutMilliseconds: Int32) -> Int32? {
+        var event = epoll_event()
+        guard epoll_wait(epoll, &event, 1, timeoutMilliseconds) == 1 else { return nil }
+        let descriptor = event.data.fd
+        guard descriptor != listener else {
+            let connection = accept(listener, nil, nil)
+            _ = arm(listener)
+            guard connection >= 0 else { return nil }
+            // serve runs no other programs; this only keeps the descriptor out of any that might.
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            return connection
+        }
+        lock.lock()
+        parked.remove(descriptor)
+        lock.unlock()
+        return descriptor
+    }
+
+    /// A kept connection waits for nginx's next request on it.
+    func park(_ connection: Int32) {
+        lock.lock()
+        parked.insert(connection)
+        lock.unlock()
+        if !arm(connection) {
+            // Not watched, it would never be served again: close it, nginx opens another.
+            lock.lock()
+            parked.remove(connection)
+            lock.unlock()
+            _ = Glibc.close(connection)
+        }
+    }
+
+    /// Closes the parked connections and the epoll set, once no thread waits on them.
+    func close() {
+        lock.lock()
+        let idle = parked
+        parked = []
+        lock.unlock()
+        for connection in idle { _ = Glibc.close(connection) }
+        _ = Glibc.close(epoll)
+    }
+
+    /// Watches `descriptor` for one readiness. A descriptor seen before is re-enabled; a new
+    /// one (or a number reused after a close, which drops it from the set) is added.
+    private func arm(_ descriptor: Int32) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLONESHOT.rawValue
+        event.data.fd = descriptor
+        if epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event) == 0 { return true }
+        return errno == ENOENT && epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0
+    }
+}
