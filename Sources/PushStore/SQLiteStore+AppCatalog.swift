@@ -6,8 +6,12 @@ extension SQLiteStore {
         try withDatabase { try AppTable.app(id: id, in: $0) }
     }
 
+    /// Remembered for a second (see `RecentAppPlatforms`): after `apps add|remove` in another
+    /// process, a serving thread may answer from the old catalog for up to that long.
     public func platform(of id: AppID) throws -> Platform? {
-        try withDatabase { try AppTable.platform(of: id, in: $0) }
+        try recentAppPlatforms.platform(of: id) {
+            try withDatabase { try AppTable.platform(of: id, in: $0) }
+        }
     }
 
     public func apps() throws -> [RegisteredApp] {
@@ -15,6 +19,7 @@ extension SQLiteStore {
     }
 
     public func addApp(_ app: RegisteredApp, replacing: Bool) throws {
+        defer { recentAppPlatforms.forget() }
         let now = clock()
         try write { database in
             if !replacing, try AppTable.exists(app.id, in: database) {
@@ -27,7 +32,8 @@ extension SQLiteStore {
     }
 
     public func removeApp(id: AppID) throws -> Bool {
-        try write { database in
+        defer { recentAppPlatforms.forget() }
+        return try write { database in
             // Beams clients exist only within their app (the schema cascades them away); their
             // devices would be left with no owner, so they go too. Other devices stay, with no
             // platform until the app is added back.

@@ -11,6 +11,7 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     private let lock = NSLock()
     private let writeGate: WriteGate
     let clock: @Sendable () -> Int64
+    let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
 
     /// Opens (creating if needed) the database at `path`. It does not migrate: call
     /// `migrate(directory:)` once at start-up, before the threads open their stores.
