@@ -54,18 +54,26 @@ struct Runtime {
     }
 
     /// A store on its own connection, with the schema brought up to date first. Stores of one
-    /// process share `writeGate`, so their writers queue in-process instead of spinning on
-    /// SQLite's lock.
+    /// process share `writer` (see `openWriter`), so their writes are committed in batches on
+    /// one connection; without one, a store writes on its own connection.
     /// `autoCheckpoint: false` is for `serve`, whose `WALCheckpointer` does them instead.
-    func openStore(migrating: Bool = true, writeGate: WriteGate = WriteGate(), autoCheckpoint: Bool = true) throws
+    func openStore(migrating: Bool = true, writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true) throws
         -> SQLiteStore
     {
         try makeParentDirectory(of: configuration.database)
         let store = try SQLiteStore(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-            synchronous: synchronous, writeGate: writeGate, autoCheckpoint: autoCheckpoint)
+            synchronous: synchronous, writer: writer, autoCheckpoint: autoCheckpoint)
         if migrating { try store.migrate(directory: migrationsDirectory()) }
         return store
+    }
+
+    /// The connection every write of this process goes through, configured as `openStore`'s.
+    func openWriter(autoCheckpoint: Bool = true) throws -> GroupCommitWriter {
+        try makeParentDirectory(of: configuration.database)
+        return try GroupCommitWriter(
+            path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
+            synchronous: synchronous, autoCheckpoint: autoCheckpoint)
     }
 
     private var synchronous: Database.Synchronous {

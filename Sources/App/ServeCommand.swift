@@ -30,15 +30,15 @@ struct ServeCommand: ParsableCommand {
                 threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes))
         logger.info(
             "serving on \(configuration.socket) with \(configuration.threads) threads, database \(configuration.database)")
-        // Each responder thread gets its own database connection: SQLite connections are not
-        // shared between threads, and WAL lets the readers run beside the one writer.
+        // Each responder thread gets its own database connection to read on: WAL lets the
+        // readers run in parallel. Their writes go to the one shared writer.
         // nginx closes its side when a client goes away mid-request; writing the answer must
         // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
-        let writeGate = WriteGate()
         // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
-        let openStore = { try runtime.openStore(migrating: false, writeGate: writeGate, autoCheckpoint: false) }
+        let writer = try runtime.openWriter(autoCheckpoint: false)
+        let openStore = { try runtime.openStore(migrating: false, writer: writer, autoCheckpoint: false) }
         let checkpointer = WALCheckpointer(store: try openStore(), logger: logger)
         checkpointer.start()
         let deliveryStore = try openStore()

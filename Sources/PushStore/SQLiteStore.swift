@@ -2,14 +2,14 @@ import Foundation
 import PushCore
 
 /// The `TokenStore` on one SQLite connection. Each FastCGI thread opens its own instance on
-/// the same file, all sharing one `WriteGate`: WAL lets them read in parallel, and their
-/// write transactions queue on the gate. An instance is meant for one thread at a time; its
-/// lock only makes sharing one safe.
+/// the same file, all sharing one `GroupCommitWriter`: WAL lets them read in parallel on
+/// their own connections, and their write transactions go to the writer's one connection.
+/// An instance is meant for one thread at a time; its lock only makes sharing one safe.
 public final class SQLiteStore: TokenStore, @unchecked Sendable {
     // @unchecked: `database` is not Sendable; every use of it is inside `lock`.
     private let database: Database
     private let lock = NSLock()
-    private let writeGate: WriteGate
+    private let writer: GroupCommitWriter?
     let clock: @Sendable () -> Int64
     let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
 
@@ -17,18 +17,18 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     /// `migrate(directory:)` once at start-up, before the threads open their stores.
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long a write waits for another process's write lock.
-    ///   - writeGate: pass the same gate to every store of this process on this file; the
-    ///     default, a gate of its own, leaves queueing to SQLite's busy handler alone.
+    ///   - writer: pass the same writer, opened on the same file, to every store of this
+    ///     process; without one (the CLI's single store) writes run on this connection.
     ///   - clock: unix seconds for created_at/updated_at; tests pass a fixed one.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Database.Synchronous = .normal,
-        writeGate: WriteGate = WriteGate(), autoCheckpoint: Bool = true,
+        writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true,
         clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
     ) throws {
         database = try Database(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
             autoCheckpoint: autoCheckpoint)
-        self.writeGate = writeGate
+        self.writer = writer
         self.clock = clock
     }
 
@@ -38,12 +38,11 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     }
 
     /// Applies the pending migrations of `directory` (the repository's `sql/`); returns the
-    /// file names applied.
+    /// file names applied. It runs on this store's connection, outside any shared writer: a
+    /// writer's batches then wait for it in SQLite's busy handler, which start-up can afford.
     @discardableResult
     public func migrate(directory: URL) throws -> [String] {
-        try withDatabase { database in
-            try writeGate.withTurn { try Migrator.migrate(database: database, directory: directory, now: clock) }
-        }
+        try withDatabase { try Migrator.migrate(database: $0, directory: directory, now: clock) }
     }
 
     /// The migrations of `directory` not applied yet, for `pushgate migrate --dry-run` and checks.
@@ -69,11 +68,14 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
         return try body(database)
     }
 
-    /// One write transaction on this store's connection, under its lock.
+    /// One write transaction: on the shared writer's connection when the store has one
+    /// (possibly committed together with other stores' writes), otherwise on this store's
+    /// connection under its lock. Either way it returns only once `body`'s changes are
+    /// committed. `body` may run twice (see `GroupCommitWriter.write`) and must not call
+    /// `write` again: that would wait for itself.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try withDatabase { database in
-            try writeGate.withTurn { try database.writeTransaction { try body(database) } }
-        }
+        if let writer { return try writer.write(body) }
+        return try withDatabase { database in try database.writeTransaction { try body(database) } }
     }
 
     /// One read snapshot on this store's connection, under its lock.

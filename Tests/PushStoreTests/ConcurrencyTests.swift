@@ -8,21 +8,21 @@ final class ConcurrencyTests: StoreTestCase {
     /// Eight threads, each with its own store on one file, as the FastCGI workers will be:
     /// BEGIN IMMEDIATE plus the busy handler must queue them, never fail them with SQLITE_BUSY.
     func testConcurrentWritersOnOneFileNeverFailAndStayConsistent() throws {
-        try runConcurrentWriters(gate: { WriteGate() })
+        try runConcurrentWriters(sharingAWriter: false)
     }
 
-    /// The same, queued on one shared gate as `serve` wires it.
-    func testConcurrentWritersSharingAWriteGate() throws {
-        let gate = WriteGate()
-        try runConcurrentWriters(gate: { gate })
+    /// The same, every write through one shared group-commit writer as `serve` wires it.
+    func testConcurrentWritersSharingAGroupCommitWriter() throws {
+        try runConcurrentWriters(sharingAWriter: true)
     }
 
-    private func runConcurrentWriters(gate makeGate: @escaping @Sendable () -> WriteGate) throws {
+    private func runConcurrentWriters(sharingAWriter: Bool) throws {
         let threadCount = 8
         let savesPerThread = 200
         let selectorCount = 10
         let path = databasePath
         _ = try makeStore()  // migrate once, before the workers start, as `serve` does
+        let writer = sharingAWriter ? try GroupCommitWriter(path: path) : nil
 
         let errors = Locked<[String]>([])
         let done = DispatchGroup()
@@ -31,7 +31,7 @@ final class ConcurrencyTests: StoreTestCase {
             Thread {
                 defer { done.leave() }
                 do {
-                    let store = try SQLiteStore(path: path, writeGate: makeGate())
+                    let store = try SQLiteStore(path: path, writer: writer)
                     for save in 0..<savesPerThread {
                         // Overlapping selectors, and tokens that move between accounts, so that
                         // devices are shared, replaced and deleted under contention.

@@ -1,0 +1,321 @@
+import Foundation
+import PushCore
+import XCTest
+
+@testable import PushStore
+
+final class GroupCommitWriterTests: StoreTestCase {
+    struct Boom: Error {}
+
+    /// Sixteen threads on four stores sharing one writer, as `serve` wires them, each store
+    /// write paired with a raw job on the writer: every one of them is committed, exactly once.
+    func testEveryWriteOfManyThreadsThroughSeveralStoresIsCommittedOnce() throws {
+        let threadCount = 16
+        let writesPerThread = 150
+        _ = try makeStore()
+        try openDatabase().execute("CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)")
+        let writer = try GroupCommitWriter(path: databasePath)
+        let stores = try (0..<4).map { _ in try SQLiteStore(path: databasePath, writer: writer) }
+
+        let errors = Locked<[String]>([])
+        let done = DispatchGroup()
+        for thread in 0..<threadCount {
+            done.enter()
+            let store = stores[thread % stores.count]
+            Thread {
+                defer { done.leave() }
+                do {
+                    for write in 0..<writesPerThread {
+                        let n = thread * writesPerThread + write
+                        try store.saveAccountTokens(
+                            selector: "selector-\(n)", username: "user-\(thread)",
+                            tokens: [Self.channelToken(.calls, n * 2), Self.channelToken(.msgs, n * 2 + 1)])
+                        try writer.write { try $0.run("UPDATE counter SET n = n + 1") }
+                    }
+                } catch {
+                    errors.withValue { $0.append("thread \(thread): \(error)") }
+                }
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
+        XCTAssertEqual(errors.withValue { $0 }, [])
+
+        let database = try openDatabase()
+        let writes = Int64(threadCount * writesPerThread)
+        XCTAssertEqual(try count("acrobits_accounts", in: database), writes * 2)
+        XCTAssertEqual(try count("devices", in: database), writes * 2)
+        XCTAssertEqual(try database.withStatement("SELECT n FROM counter") { try $0.step() ? $0.int64(0) : -1 }, writes)
+    }
+
+    /// A lined-up batch shares one transaction: each job sees the rows of the jobs before it,
+    /// a connection outside sees none of them while the batch runs, and every caller, the
+    /// moment its `write` returns, sees the whole batch committed.
+    func testABatchIsOneTransactionCommittedBeforeAnyCallerReturns() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        // Used by the jobs, on the leader's thread, one after another.
+        let outside = Locked(try openDatabase())
+        let seen = Locked<[(insideBatch: Int64, outside: Int64)]>([])
+        let seenOnReturn = Locked<[Int64]>([])
+        let path = databasePath
+        let jobCount = 8
+        let outcomes = try runAsOneBatch(
+            writer,
+            (0..<jobCount).map { job in
+                { @Sendable database in
+                    try Self.insertJob(job, in: database)
+                    let inside = try Self.rowCount("jobs", in: database)
+                    let committed = try outside.withValue { try Self.rowCount("jobs", in: $0) }
+                    seen.withValue { $0.append((inside, committed)) }
+                }
+            },
+            afterReturning: {
+                let count = (try? Self.rowCount("jobs", in: Database(path: path))) ?? -1
+                seenOnReturn.withValue { $0.append(count) }
+            })
+        XCTAssertEqual(outcomes.filter { $0 != nil }.count, 0)
+        let counts = seen.withValue { $0 }
+        XCTAssertEqual(counts.map(\.insideBatch).sorted(), (1...Int64(jobCount)).map { $0 }, "one transaction")
+        XCTAssertEqual(counts.map(\.outside), Array(repeating: 0, count: jobCount), "nothing visible before COMMIT")
+        XCTAssertEqual(seenOnReturn.withValue { $0 }, Array(repeating: Int64(jobCount), count: jobCount))
+    }
+
+    /// Every thread reads its write back on its store's own connection the moment `write`
+    /// returns: a result is only handed out once it is committed.
+    func testAWriteIsVisibleToOtherConnectionsAsSoonAsItReturns() throws {
+        _ = try makeStore()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let misses = Locked<[String]>([])
+        let done = DispatchGroup()
+        for thread in 0..<8 {
+            done.enter()
+            let path = databasePath
+            Thread {
+                defer { done.leave() }
+                do {
+                    let store = try SQLiteStore(path: path, writer: writer)
+                    for write in 0..<100 {
+                        let n = thread * 100 + write
+                        try store.saveAccountTokens(
+                            selector: "selector-\(n)", username: nil, tokens: [Self.channelToken(.calls, n)])
+                        if try store.accountDevices(selector: "selector-\(n)")[.calls] == nil {
+                            misses.withValue { $0.append("selector-\(n)") }
+                        }
+                    }
+                } catch {
+                    misses.withValue { $0.append("thread \(thread): \(error)") }
+                }
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
+        XCTAssertEqual(misses.withValue { $0 }, [])
+    }
+
+    /// In one batch, a job whose statement fails and a job that throws after writing are each
+    /// rolled back to their savepoint and get their own error; the others commit, once each.
+    func testAFailingJobLeavesNoTraceAndSparesTheRestOfItsBatch() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let runs = Locked([Int](repeating: 0, count: 8))
+        let outcomes = try runAsOneBatch(
+            writer,
+            (0..<8).map { job in
+                { @Sendable database in
+                    runs.withValue { $0[job] += 1 }
+                    try Self.insertJob(job, in: database)
+                    if job == 2 { try Self.insertJob(100, parent: 999, in: database) }  // foreign key fails now
+                    if job == 5 { throw Boom() }
+                }
+            })
+        XCTAssertTrue(
+            (outcomes[2] as? DatabaseError)?.isConstraintViolation ?? false, "\(String(describing: outcomes[2]))")
+        XCTAssertTrue(outcomes[5] is Boom)
+        XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [2, 5])
+        XCTAssertEqual(try jobIDs(), [0, 1, 3, 4, 6, 7])
+        XCTAssertEqual(runs.withValue { $0 }, Array(repeating: 1, count: 8), "the batch committed: nothing re-ran")
+    }
+
+    /// A deferred foreign key fails the batch's COMMIT itself: the batch is rolled back and
+    /// each job run again alone, so only the offending job fails.
+    func testABatchWhoseCommitFailsIsRerunJobByJob() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let runs = Locked([Int](repeating: 0, count: 8))
+        let outcomes = try runAsOneBatch(
+            writer,
+            (0..<8).map { job in
+                { @Sendable database in
+                    runs.withValue { $0[job] += 1 }
+                    if job == 4 {
+                        // Checked at COMMIT instead of at the statement; off again after it.
+                        try database.run("PRAGMA defer_foreign_keys = ON")
+                        try Self.insertJob(job, parent: 999, in: database)
+                    } else {
+                        try Self.insertJob(job, in: database)
+                    }
+                }
+            })
+        let failure = outcomes[4] as? DatabaseError
+        XCTAssertTrue(failure?.isConstraintViolation ?? false, "\(String(describing: outcomes[4]))")
+        XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [4])
+        XCTAssertEqual(try jobIDs(), [0, 1, 2, 3, 5, 6, 7])
+        XCTAssertEqual(runs.withValue { $0 }, Array(repeating: 2, count: 8), "in the batch, then alone")
+    }
+
+    /// A job after which SQLite has rolled the whole transaction back (as it may on
+    /// SQLITE_FULL or SQLITE_IOERR; here the job's own ROLLBACK stands in) loses the jobs run
+    /// before it: they are run again alone and committed.
+    func testABatchLostMidWayIsRerunJobByJob() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let outcomes = try runAsOneBatch(
+            writer,
+            (0..<8).map { job in
+                { @Sendable database in
+                    try Self.insertJob(job, in: database)
+                    if job == 3 {
+                        try database.run("ROLLBACK")
+                        throw Boom()
+                    }
+                }
+            })
+        XCTAssertTrue(outcomes[3] is Boom)
+        XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [3])
+        XCTAssertEqual(try jobIDs(), [0, 1, 2, 4, 5, 6, 7])
+        XCTAssertFalse(try openDatabase().isInTransaction)
+    }
+
+    /// Under load with every third job throwing, nothing hangs, and exactly the jobs that
+    /// returned normally are committed.
+    func testThrowingJobsUnderLoadNeitherDeadlockNorLeakIntoTheCommit() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let threadCount = 12
+        let writesPerThread = 200
+        let failures = Locked(0)
+        let unexpected = Locked<[String]>([])
+        let done = DispatchGroup()
+        for thread in 0..<threadCount {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                for write in 0..<writesPerThread {
+                    let n = thread * writesPerThread + write
+                    do {
+                        try writer.write { database in
+                            try Self.insertJob(n, in: database)
+                            if n % 3 == 0 { throw Boom() }
+                        }
+                    } catch is Boom {
+                        failures.withValue { $0 += 1 }
+                    } catch {
+                        unexpected.withValue { $0.append("\(n): \(error)") }
+                    }
+                }
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
+        XCTAssertEqual(unexpected.withValue { $0 }, [])
+        let total = threadCount * writesPerThread
+        XCTAssertEqual(failures.withValue { $0 }, (0..<total).filter { $0 % 3 == 0 }.count)
+        XCTAssertEqual(try jobIDs(), (0..<total).filter { $0 % 3 != 0 })
+    }
+
+    /// Another process holding the write lock past the busy timeout fails the waiting
+    /// writes with SQLITE_BUSY; once it lets go, the writer works again.
+    func testAnotherConnectionsWriteLockFailsTheBatchAndThenLetsGo() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath, busyTimeoutMilliseconds: 100)
+        let other = try openDatabase()
+        try other.run("BEGIN IMMEDIATE")
+        XCTAssertThrowsError(try writer.write { try Self.insertJob(1, in: $0) }) { error in
+            XCTAssertTrue((error as? DatabaseError)?.isBusy ?? false, "\(error)")
+        }
+        try other.run("COMMIT")
+        try writer.write { try Self.insertJob(2, in: $0) }
+        XCTAssertEqual(try jobIDs(), [2])
+    }
+
+    // MARK: - Helpers
+
+    /// Runs `jobs` on `writer` from threads of their own, as one batch: a first write keeps
+    /// the lead until all of them are queued, and the next leader takes them together.
+    /// Returns each job's error, nil for a job that committed; `afterReturning` runs on a
+    /// job's thread as soon as its `write` returned normally.
+    private func runAsOneBatch(
+        _ writer: GroupCommitWriter, _ jobs: [@Sendable (Database) throws -> Void],
+        afterReturning: @escaping @Sendable () -> Void = {}
+    ) throws -> [(any Error)?] {
+        XCTAssertLessThanOrEqual(jobs.count, GroupCommitWriter.maximumBatch)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            try? writer.write { _ in
+                holding.signal()
+                release.wait()
+            }
+        }.start()
+        holding.wait()
+        let outcomes = Locked([(any Error)?](repeating: nil, count: jobs.count))
+        for (index, job) in jobs.enumerated() {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    try writer.write(job)
+                    afterReturning()
+                } catch {
+                    outcomes.withValue { $0[index] = error }
+                }
+            }.start()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while writer.queuedJobCount < jobs.count, Date() < deadline {
+            usleep(1000)
+        }
+        XCTAssertEqual(writer.queuedJobCount, jobs.count, "the batch did not line up")
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the batch did not finish")
+        return outcomes.withValue { $0 }
+    }
+
+    /// Tables of the writer tests' own, so that a job is one row and a bad parent a foreign
+    /// key violation.
+    private func createJobTables() throws {
+        try openDatabase().execute(
+            """
+            CREATE TABLE parents (id INTEGER PRIMARY KEY);
+            CREATE TABLE jobs (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parents (id));
+            """)
+    }
+
+    private static func insertJob(_ id: Int, parent: Int64? = nil, in database: Database) throws {
+        try database.withStatement("INSERT INTO jobs (id, parent_id) VALUES (?, ?)") { statement in
+            try statement.bind(Int64(id), at: 1)
+            try statement.bind(parent, at: 2)
+            try statement.run()
+        }
+    }
+
+    private static func rowCount(_ table: String, in database: Database) throws -> Int64 {
+        try database.withStatement("SELECT count(*) FROM \(table)") { try $0.step() ? $0.int64(0) : -1 }
+    }
+
+    private func jobIDs() throws -> [Int] {
+        try openDatabase().withStatement("SELECT id FROM jobs ORDER BY id") { row in
+            var ids: [Int] = []
+            while try row.step() { ids.append(Int(row.int64(0))) }
+            return ids
+        }
+    }
+
+    /// A token of its own for write `n`, so that no two writes share a device.
+    private static func channelToken(_ channel: AcrobitsChannel, _ n: Int) -> ChannelToken {
+        let token = DeviceToken(
+            bytes: withUnsafeBytes(of: UInt64(n).bigEndian, Array.init) + [UInt8](repeating: 7, count: 24))
+        return ChannelToken(channel: channel, appID: Fixture.apnsAppID, token: token, reportedToken: token.base64)
+    }
+}
