@@ -7,9 +7,13 @@ enum BeamsInterestTable {
     // The interests come as one bound JSON array (json_each), so that one cached statement
     // serves any number of them. The outer loop is the interest index, the client a
     // primary-key probe; DISTINCT because a device subscribed through several interests (or
-    // several clients) receives a publish once.
-    private static let subscribedDevicesSQL = """
-        SELECT DISTINCT c.device_id
+    // several clients) receives a publish once. Selected and queued in one statement (the
+    // columns of OutboxTable's insert): for 100,000 subscribers, a third of the publish went
+    // to handing each id to Swift and back. Every selected device exists: the clients'
+    // foreign key holds within the transaction.
+    private static let enqueueSubscribedDevicesSQL = """
+        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
+        SELECT DISTINCT ?3, c.device_id, ?4, ?4
         FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
         WHERE i.interest IN (SELECT value FROM json_each(?2)) AND c.app_id = ?1
         """
@@ -30,17 +34,19 @@ enum BeamsInterestTable {
         }
     }
 
-    /// The devices of `appID`'s clients subscribed to any of `interests`, each once.
-    /// - Parameter interestsJSON: the interests as a JSON array of strings.
-    static func subscribedDevices(appID: AppID, interestsJSON: String, in database: Database) throws -> [Int64] {
-        try database.withStatement(subscribedDevicesSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            try row.bind(interestsJSON, at: 2)
-            var deviceIDs: [Int64] = []
-            while try row.step() {
-                deviceIDs.append(row.int64(0))
-            }
-            return deviceIDs
+    /// Queues payload `payloadID` for the devices of `appID`'s clients subscribed to any of
+    /// the interests (a JSON array of strings), each once, due at `now` (ms); returns how
+    /// many rows it queued.
+    static func enqueueSubscribedDevices(
+        appID: AppID, interestsJSON: String, payloadID: Int64, now: Int64, in database: Database
+    ) throws -> Int {
+        try database.withStatement(enqueueSubscribedDevicesSQL) {
+            try $0.bind(appID.rawValue, at: 1)
+            try $0.bind(interestsJSON, at: 2)
+            try $0.bind(payloadID, at: 3)
+            try $0.bind(now, at: 4)
+            try $0.run()
         }
+        return database.changes
     }
 }

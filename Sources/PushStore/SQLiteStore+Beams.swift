@@ -57,10 +57,12 @@ extension SQLiteStore: BeamsStore {
         // The lookup and the queueing in one transaction: a client that unsubscribes meanwhile
         // either gets the push or not, never half a fan-out.
         return try write { database in
-            let deviceIDs = try BeamsInterestTable.subscribedDevices(
-                appID: appID, interestsJSON: interestsJSON, in: database)
-            guard !deviceIDs.isEmpty else { return 0 }
-            return try Self.enqueue(message, deviceIDs: deviceIDs, now: now, in: database)
+            let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
+            let queued = try BeamsInterestTable.enqueueSubscribedDevices(
+                appID: appID, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
+            // Nobody subscribed: a payload nobody receives is not kept.
+            if queued == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
+            return queued
         }
     }
 }

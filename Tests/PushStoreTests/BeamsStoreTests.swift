@@ -75,6 +75,8 @@ final class BeamsStoreTests: StoreTestCase {
         let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)))
         XCTAssertEqual(try store.publishToInterests(appID: app, interests: ["a", "b"], message: message), 2)
         XCTAssertEqual(try store.publishToInterests(appID: app, interests: ["nobody"], message: message), 0)
+        // The publish nobody receives keeps no payload.
+        XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 1)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
         XCTAssertEqual(Set(claimed.map(\.notification.token)), [Fixture.apnsToken(1), Fixture.apnsToken(2)])
         XCTAssertEqual(claimed.first?.source, "beams:publish")
