@@ -21,6 +21,7 @@ struct ServeCommand: ParsableCommand {
         let logger = runtime.logger
         let applied = try runtime.migrate()
         for name in applied { logger.info("applied migration \(name)") }
+        logger.info("open files allowed: \(DescriptorLimit.raiseToMaximum())")
         for (name, value) in configuration.summary {
             logger.debug("config \(name)=\(value)")
         }

@@ -39,25 +39,50 @@ final class ReadyConnections: @unchecked Sendable {
         }
     }
 
-    /// Waits up to `timeoutMilliseconds` for a connection with something to read: a new one,
-    /// accepted here, or a parked one (its next request, or nginx closing it). nil when the
-    /// time ran out or the accept failed.
-    func next(timeoutMilliseconds: Int32) -> Int32? {
+    /// What a wait gave.
+    enum Readiness {
+        /// A connection with something to read: a new one, accepted here, or a parked one (its
+        /// next request, or nginx closing it).
+        case connection(Int32)
+        /// The time ran out, or another thread took what was ready.
+        case nothing
+        /// accept(2) failed with this errno; accepting pauses for a moment (see `next`).
+        case acceptFailed(Int32)
+    }
+
+    /// How long the listener rests after accept(2) failed for want of descriptors or memory.
+    static let acceptPauseMicroseconds: UInt32 = 50_000
+
+    /// Waits up to `timeoutMilliseconds` for a connection with something to read.
+    func next(timeoutMilliseconds: Int32) -> Readiness {
         var event = epoll_event()
-        guard epoll_wait(epoll, &event, 1, timeoutMilliseconds) == 1 else { return nil }
+        guard epoll_wait(epoll, &event, 1, timeoutMilliseconds) == 1 else { return .nothing }
         let descriptor = event.data.fd
-        guard descriptor != listener else {
-            let connection = accept(listener, nil, nil)
-            _ = arm(listener)
-            guard connection >= 0 else { return nil }
-            // serve runs no other programs; this only keeps the descriptor out of any that might.
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            return connection
-        }
+        guard descriptor != listener else { return acceptOne() }
         lock.lock()
         parked.remove(descriptor)
         lock.unlock()
-        return descriptor
+        return .connection(descriptor)
+    }
+
+    private func acceptOne() -> Readiness {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else {
+            let code = errno
+            // The connection waiting stays ready: re-armed at once, the listener would wake a
+            // thread for the same failure again and again, all threads spinning while the
+            // process is out of descriptors. Resting here keeps the others serving what is
+            // open, whose closing frees descriptors.
+            if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                usleep(Self.acceptPauseMicroseconds)
+            }
+            _ = arm(listener)
+            return code == EAGAIN || code == EWOULDBLOCK || code == EINTR ? .nothing : .acceptFailed(code)
+        }
+        _ = arm(listener)
+        // serve runs no other programs; this only keeps the descriptor out of any that might.
+        _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+        return .connection(connection)
     }
 
     /// A kept connection waits for nginx's next request on it.

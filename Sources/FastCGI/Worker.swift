@@ -44,8 +44,16 @@ final class Worker: @unchecked Sendable {
     func run() {
         while !group.isStopping {
             // A short wait, to see the stop flag soon after stopping.
-            guard let connection = connections.next(timeoutMilliseconds: 200) else { continue }
-            serve(connection)
+            switch connections.next(timeoutMilliseconds: 200) {
+            case .connection(let connection):
+                serve(connection)
+            case .nothing:
+                continue
+            case .acceptFailed(let code):
+                // Stopping shuts the listening socket down, which fails the accept: expected.
+                if group.isStopping { break }
+                logger.error("FastCGI accept failed: \(String(cString: strerror(code)))")
+            }
         }
         FCGX_Free(request, 1)
     }

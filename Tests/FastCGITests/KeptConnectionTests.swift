@@ -60,6 +60,29 @@ final class KeptConnectionTests: XCTestCase {
         XCTAssertTrue(reply.hasPrefix("Status: 200"), reply)
     }
 
+    func testOutOfDescriptorsTheListenerRestsAndServesOnceSomeAreFree() throws {
+        var original = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &original), 0)
+        defer { _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &original) }
+        // Room for the client's socket and nothing more: the responder's accept gets EMFILE.
+        // (The limit bounds descriptor numbers: the client takes the lowest free one.)
+        let lowestFree = dup(0)
+        close(lowestFree)
+        var tight = original
+        tight.rlim_cur = rlim_t(lowestFree + 1)
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &tight), 0)
+        let connection = try RawFastCGIConnection(path: socketPath)
+        Thread.sleep(forTimeInterval: 0.5)
+        let failures = logs.all.filter { $0.message.hasPrefix("FastCGI accept failed") }.count
+        XCTAssertGreaterThan(failures, 0, "the accept never failed: \(logs.all.map(\.message))")
+        // Resting between tries: a few a second, not a thread spinning on the same failure.
+        XCTAssertLessThan(failures, 30)
+
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &original), 0)
+        let reply = try connection.request(id: 1, path: "/after", keepConnection: true)
+        XCTAssertTrue(reply.hasPrefix("Status: 200"), reply)
+    }
+
     func testWithoutKeepConnTheResponderCloses() throws {
         let connection = try RawFastCGIConnection(path: socketPath)
         let reply = try connection.request(id: 1, path: "/once", keepConnection: false)
