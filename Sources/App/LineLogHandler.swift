@@ -25,27 +25,35 @@ struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        var line = TimestampText.shared.current()
-        line += " "
-        line += level.rawValue
-        line += " "
-        line += label
-        line += ":"
-        let merged = mergedMetadata(explicit)
+    func log(event: LogEvent) {
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line += TimestampText.shared.current().utf8
+        line.append(UInt8(ascii: " "))
+        line += event.level.rawValue.utf8
+        line.append(UInt8(ascii: " "))
+        line += label.utf8
+        line.append(UInt8(ascii: ":"))
+        let merged = mergedMetadata(event.metadata)
         if !merged.isEmpty {
-            for key in merged.keys.sorted() {
-                line += " \(key)=\(merged[key]!)"
+            // Sorted so that a key is always in the same place; most lines carry one or none.
+            for key in merged.count == 1 ? Array(merged.keys) : merged.keys.sorted() {
+                line.append(UInt8(ascii: " "))
+                line += key.utf8
+                line.append(UInt8(ascii: "="))
+                line += "\(merged[key]!)".utf8
             }
         }
-        line += " [\(source)] "
-        line += message.description
-        line += "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
+        line += " [".utf8
+        line += event.source.utf8
+        line += "] ".utf8
+        line += event.message.description.utf8
+        if let error = event.error {
+            line += " error=".utf8
+            line += "\(error)".utf8
+        }
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)

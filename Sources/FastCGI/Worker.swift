@@ -109,7 +109,9 @@ final class Worker: @unchecked Sendable {
         write(response)
         logger.info(
             "\(RequestLogLine.message(method: incoming.method, path: incoming.path, status: response.status, nanoseconds: Monotonic.nanoseconds() - started, note: response.logNote))",
-            metadata: ["request-id": .string(incoming.id)])
+            metadata: ["request-id": .string(incoming.id)],
+            // Named here: derived from #fileID, it would be worked out again for every request.
+            source: "FastCGI")
     }
 
     private enum BodyOutcome {
