@@ -36,12 +36,8 @@ enum CGIParams {
     /// the way HTTP does (`, `, and `; ` for cookies). For anything else the first one wins,
     /// as with `FCGX_GetParam`.
     private static func add(_ name: String, _ value: String, to result: inout [String: String]) {
-        guard let existing = result[name] else {
-            result[name] = value
-            return
-        }
-        if name.hasPrefix("HTTP_") {
-            result[name] = existing + (name == "HTTP_COOKIE" ? "; " : ", ") + value
-        }
+        // One hash lookup for the usual case, a name seen once; a repeat is put right after.
+        guard let existing = result.updateValue(value, forKey: name) else { return }
+        result[name] = name.hasPrefix("HTTP_") ? existing + (name == "HTTP_COOKIE" ? "; " : ", ") + value : existing
     }
 }

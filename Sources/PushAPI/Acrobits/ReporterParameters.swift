@@ -48,7 +48,10 @@ struct ReporterParameters {
 
     static func meansAbsent(_ value: String) -> Bool {
         let trimmed = value.trimmingASCIIWhitespace()
-        return trimmed.isEmpty || trimmed.lowercased() == "null" || trimmed.lowercased() == "(null)"
+        // Only short values can be one of the words: tokens are not lowercased for nothing.
+        guard trimmed.utf8.count <= 6 else { return false }
+        let lowered = trimmed.lowercased()
+        return lowered.isEmpty || lowered == "null" || lowered == "(null)"
     }
 
     private static func bodyParameters(of request: Request) throws(ReporterError) -> FormParameters {
