@@ -57,12 +57,10 @@ extension SQLiteStore: BeamsStore {
         // The lookup and the queueing in one transaction: a client that unsubscribes meanwhile
         // either gets the push or not, never half a fan-out.
         return try write { database in
-            let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
-            let queued = try BeamsInterestTable.enqueueSubscribedDevices(
-                appID: appID, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
-            // Nobody subscribed: a payload nobody receives is not kept.
-            if queued == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
-            return queued
+            try Self.enqueue(message, now: now, in: database) { payloadID in
+                try BeamsInterestTable.enqueueSubscribedDevices(
+                    appID: appID, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
+            }
         }
     }
 }

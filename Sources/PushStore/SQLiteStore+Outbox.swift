@@ -18,11 +18,21 @@ extension SQLiteStore: OutboxStore {
     static func enqueue(_ message: OutboxMessage, deviceIDs: [Int64], now: Int64, in database: Database) throws -> Int {
         var seen = Set<Int64>(minimumCapacity: deviceIDs.count)
         let unique = deviceIDs.filter { seen.insert($0).inserted }
+        return try enqueue(message, now: now, in: database) { payloadID in
+            try OutboxTable.insert(payloadID: payloadID, deviceIDs: unique, now: now, in: database)
+        }
+    }
+
+    /// Stores `message`'s payload and lets `queueRows` queue its rows for that payload id;
+    /// returns how many it queued. A payload nobody receives (no device left, no subscriber)
+    /// is not kept.
+    static func enqueue(
+        _ message: OutboxMessage, now: Int64, in database: Database, queueRows: (_ payloadID: Int64) throws -> Int
+    ) throws -> Int {
         let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
-        let inserted = try OutboxTable.insert(payloadID: payloadID, deviceIDs: unique, now: now, in: database)
-        // Every device was deleted meanwhile: a payload nobody receives is not kept.
-        if inserted == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
-        return inserted
+        let queued = try queueRows(payloadID)
+        if queued == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
+        return queued
     }
 
     public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
