@@ -36,8 +36,8 @@ struct LineLogHandler: LogHandler {
         line.append(UInt8(ascii: ":"))
         let merged = mergedMetadata(event.metadata)
         if !merged.isEmpty {
-            // Sorted so that a key is always in the same place; most lines carry one or none.
-            for key in merged.count == 1 ? Array(merged.keys) : merged.keys.sorted() {
+            // Sorted so that a key is always in the same place.
+            for key in merged.keys.sorted() {
                 line.append(UInt8(ascii: " "))
                 line += key.utf8
                 line.append(UInt8(ascii: "="))

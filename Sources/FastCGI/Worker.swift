@@ -4,8 +4,9 @@ import Logging
 import PushCore
 
 /// One responder thread: owns an `FCGX_Request` and a handler, and answers requests one at a
-/// time, from whichever connection has one (see `ReadyConnections`), until the server stops. Turns libfcgi's streams into a `Request` and a `Response` back into
-/// bytes; what the request means is the handler's business.
+/// time, from whichever connection has one (see `ReadyConnections`), until the server stops.
+/// Turns libfcgi's streams into a `Request` and a `Response` back into bytes; what the
+/// request means is the handler's business.
 final class Worker: @unchecked Sendable {
     // @unchecked: after `run()` starts, the fields are used only on the worker's own thread.
     private let index: Int

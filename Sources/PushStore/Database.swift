@@ -23,13 +23,6 @@ public final class Database {
     /// Prepared statements by SQL text, so that hot paths prepare each statement once.
     private var statements: [String: Statement] = [:]
 
-    /// Opens (creating it if needed) the database at `path`.
-    /// - Parameters:
-    ///   - busyTimeoutMilliseconds: how long a writer waits for another connection's write
-    ///     lock before failing with `SQLITE_BUSY`.
-    ///   - autoCheckpoint: false leaves WAL checkpoints to `checkpoint()`, called by a
-    ///     background thread, instead of the commit that crosses 1000 pages: a checkpoint
-    ///     syncs the database file, which is the slowest thing a request could wait for.
     /// SQLite's process-wide settings, made once before the first connection opens (they
     /// cannot change after). Memory statistics off: they cost a global mutex per allocation,
     /// seen as a few percent of every busy thread's time.
@@ -37,6 +30,13 @@ public final class Database {
         _ = pushgate_sqlite3_disable_memory_statistics()
     }()
 
+    /// Opens (creating it if needed) the database at `path`.
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: how long a writer waits for another connection's write
+    ///     lock before failing with `SQLITE_BUSY`.
+    ///   - autoCheckpoint: false leaves WAL checkpoints to `checkpoint()`, called by a
+    ///     background thread, instead of the commit that crosses 1000 pages: a checkpoint
+    ///     syncs the database file, which is the slowest thing a request could wait for.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Synchronous = .normal,
         autoCheckpoint: Bool = true
