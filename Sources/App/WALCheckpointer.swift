@@ -6,15 +6,30 @@ import PushStore
 /// automatic checkpoints off: otherwise the request whose commit crosses SQLite's threshold
 /// copies the WAL back and syncs the database file before it can answer (measured as the
 /// Token Reporter's p99).
+///
+/// Each run is two passes. The first, on the checkpointer's own connection, copies what the
+/// WAL holds while writes go on. When the WAL has grown past `restartFrames`, a second pass
+/// on the writer's connection, between two batches, copies the few frames appended since:
+/// only then may the next commit start the WAL over (see `GroupCommitWriter.checkpoint`).
+/// Without it the WAL grows for as long as writes keep coming.
 final class WALCheckpointer: @unchecked Sendable {
     // @unchecked: `store` is used only on `queue`; `timer` is set up in init and cancelled once.
     private let store: SQLiteStore
+    private let writer: GroupCommitWriter
+    private let restartFrames: Int
     private let queue = DispatchQueue(label: "pushgate.wal-checkpoint")
     private let timer: DispatchSourceTimer
     private let logger: Logger
 
-    init(store: SQLiteStore, intervalMilliseconds: Int = 250, logger: Logger) {
+    /// - Parameter restartFrames: the WAL length (in pages) past which the writer's pass
+    ///   runs; 1000 is SQLite's own automatic checkpoint threshold (4 MB of 4 KiB pages).
+    init(
+        store: SQLiteStore, writer: GroupCommitWriter, intervalMilliseconds: Int = 250, restartFrames: Int = 1000,
+        logger: Logger
+    ) {
         self.store = store
+        self.writer = writer
+        self.restartFrames = restartFrames
         self.logger = logger
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(
@@ -35,7 +50,10 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private func checkpoint() {
         do {
-            try store.checkpoint()
+            let wal = try store.checkpoint()
+            if wal.walFrames >= restartFrames {
+                try writer.checkpoint()
+            }
         } catch {
             // The WAL only grows meanwhile; the next run tries again.
             logger.warning("WAL checkpoint failed: \(error)")

@@ -11,6 +11,12 @@ enum AcrobitsAccountTable {
             device_id = excluded.device_id,
             updated_at = excluded.updated_at
         """
+    // A repeated report of the link it already has: no index entry or foreign key to rewrite.
+    private static let touchSQL = """
+        UPDATE acrobits_accounts
+        SET username = COALESCE(?3, username), updated_at = ?4
+        WHERE selector = ?1 AND channel = ?2
+        """
     private static let deleteSQL = "DELETE FROM acrobits_accounts WHERE selector = ? RETURNING device_id"
     private static let ownersSQL = """
         SELECT device_id, selector, channel, username
@@ -41,6 +47,19 @@ enum AcrobitsAccountTable {
             try statement.bind(username, at: 3)
             try statement.bind(deviceID, at: 4)
             try statement.bind(now, at: 5)
+            try statement.run()
+        }
+    }
+
+    /// Records a report that repeats the device (selector, channel) already links to.
+    static func touch(
+        selector: String, channel: AcrobitsChannel, username: String?, now: Int64, in database: Database
+    ) throws {
+        try database.withStatement(touchSQL) { statement in
+            try statement.bind(selector, at: 1)
+            try statement.bind(channel.rawValue, at: 2)
+            try statement.bind(username, at: 3)
+            try statement.bind(now, at: 4)
             try statement.run()
         }
     }

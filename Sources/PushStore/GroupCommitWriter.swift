@@ -54,12 +54,36 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// rolled back). `body` must be plain database work on its inputs: it may run twice when
     /// its batch fails to commit. It must not call `write` itself (a precondition stops that).
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try perform(runsAlone: false, body)
+    }
+
+    /// A PASSIVE WAL checkpoint on the writer's own connection, run between two batches.
+    ///
+    /// Why here: SQLite starts the WAL over only when a write transaction begins with every
+    /// frame already checkpointed. A checkpoint on another connection never finds that
+    /// while writes keep coming (frames are appended during it), so under a steady load the
+    /// WAL grew by ~50 MB/s, each commit paying for new file pages. Run between batches, the
+    /// checkpoint sees the last frame, and the next batch's BEGIN starts the WAL over.
+    /// Writes queued meanwhile wait for it: run a checkpoint on another connection first, so
+    /// that this one only has the frames appended since.
+    @discardableResult
+    public func checkpoint() throws -> (walFrames: Int, checkpointed: Int) {
+        try betweenBatches { try $0.checkpoint() }
+    }
+
+    /// Runs `body` on the writer's connection outside any transaction, once the batch before
+    /// it has committed and before the next one begins.
+    func betweenBatches<T>(_ body: (Database) throws -> T) throws -> T {
+        try perform(runsAlone: true, body)
+    }
+
+    private func perform<T>(runsAlone: Bool, _ body: (Database) throws -> T) throws -> T {
         // The caller blocks until the leader is done with `body` and has let go of it.
         try withoutActuallyEscaping(body) { body in
             var value: T?
-            let job = Job { database in value = try body(database) }
+            let job = Job(runsAlone: runsAlone) { database in value = try body(database) }
             try submit(job)
-            guard let value else { preconditionFailure("a write job finished without its value") }
+            guard let value else { preconditionFailure("a job finished without its value") }
             return value
         }
     }
@@ -95,7 +119,12 @@ public final class GroupCommitWriter: @unchecked Sendable {
     private func lead() {
         lock.lock()
         leaderThread = pthread_self()
-        let batch = Array(queue.prefix(Self.maximumBatch))
+        let batch: [Job]
+        if let first = queue.first, first.runsAlone {
+            batch = [first]
+        } else {
+            batch = Array(queue.prefix(Self.maximumBatch).prefix { !$0.runsAlone })
+        }
         queue.removeFirst(batch.count)
         lock.unlock()
 
@@ -114,10 +143,19 @@ public final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Leaves each job of `batch` with its outcome and without its body. Nothing is published
-    /// here; the caller wakes the jobs once this returns, after their COMMIT.
+    /// here; the caller wakes the jobs once this returns, after their COMMIT. A job that runs
+    /// alone is always a batch of its own.
     private func run(_ batch: [Job]) {
         defer {
             for job in batch { job.body = nil }
+        }
+        if let job = batch.first, job.runsAlone {
+            do {
+                try job.run(database)
+            } catch {
+                job.failure = error
+            }
+            return
         }
         do {
             try database.run("BEGIN IMMEDIATE")
@@ -179,9 +217,12 @@ private final class Job {
     var failure: (any Error)?
     /// Set when the leader passes the lead to this job's caller instead of an outcome.
     var mustLead = false
+    /// Runs by itself outside any transaction (`betweenBatches`), not in a batch.
+    let runsAlone: Bool
     let wakeUp = DispatchSemaphore(value: 0)
 
-    init(_ body: @escaping (Database) throws -> Void) {
+    init(runsAlone: Bool = false, _ body: @escaping (Database) throws -> Void) {
+        self.runsAlone = runsAlone
         self.body = body
     }
 

@@ -3,7 +3,8 @@ import PushCore
 // AcrobitsAccountStore: Token Reporter and pnm2 accounts.
 extension SQLiteStore {
     // The Token Reporter's hot path: one transaction of cached statements: BEGIN, one select,
-    // two upserts per channel, COMMIT; a deletion only when a channel moved to a new token.
+    // per channel a device upsert and a link upsert (an update of the link's time when it is
+    // unchanged), COMMIT; a deletion only when a channel moved to a new token.
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         let now = clock()
@@ -13,12 +14,17 @@ extension SQLiteStore {
             for token in tokens {
                 let deviceID = try DeviceTable.upsert(
                     appID: token.appID, token: token.token, reportedToken: token.reportedToken, now: now, in: database)
+                let previous = links.updateValue(deviceID, forKey: token.channel)
+                if previous == deviceID {
+                    // Phones report the same token again and again: the common case.
+                    try AcrobitsAccountTable.touch(
+                        selector: selector, channel: token.channel, username: username, now: now, in: database)
+                    continue
+                }
                 try AcrobitsAccountTable.link(
                     selector: selector, channel: token.channel, username: username, deviceID: deviceID, now: now,
                     in: database)
-                if let previous = links.updateValue(deviceID, forKey: token.channel), previous != deviceID {
-                    replaced.append(previous)
-                }
+                if let previous { replaced.append(previous) }
             }
             // After every link is written, so that two channels swapping tokens keep both.
             try DeviceTable.deleteOwnerless(replaced, in: database)

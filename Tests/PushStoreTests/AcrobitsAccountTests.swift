@@ -72,6 +72,10 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(devices[0].createdAt, 1_000)
         XCTAssertEqual(devices[0].updatedAt, 2_000)
         XCTAssertEqual(devices[0].reportedToken, Fixture.apnsToken(1).hex)
+        let linkTime = try openDatabase().withStatement(
+            "SELECT updated_at FROM acrobits_accounts WHERE selector = 'alice'"
+        ) { try $0.step() ? $0.int64(0) : -1 }
+        XCTAssertEqual(linkTime, 2_000, "the unchanged link records the report too")
     }
 
     func testOneTokenOnBothChannelsIsOneDevice() throws {

@@ -238,6 +238,97 @@ final class GroupCommitWriterTests: StoreTestCase {
 
     // MARK: - Helpers
 
+    /// A job queued between writes runs alone, outside any transaction, after the writes
+    /// queued before it committed and before the ones queued after it began.
+    func testAJobBetweenBatchesRunsAloneAfterTheWritesQueuedBeforeIt() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        func onThread(_ body: @escaping @Sendable () throws -> Void) {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do { try body() } catch { XCTFail("\(error)") }
+            }.start()
+        }
+        func waitForQueue(_ count: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while writer.queuedJobCount < count, Date() < deadline { usleep(1000) }
+            XCTAssertEqual(writer.queuedJobCount, count, "the queue did not line up")
+        }
+        onThread {
+            try writer.write { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        onThread { try writer.write { try Self.insertJob(1, in: $0) } }
+        waitForQueue(1)
+        let seen = Locked<(inTransaction: Bool, jobs: Int64)?>(nil)
+        onThread {
+            try writer.betweenBatches { database in
+                seen.withValue { $0 = (database.isInTransaction, try! Self.rowCount("jobs", in: database)) }
+            }
+        }
+        waitForQueue(2)
+        onThread { try writer.write { try Self.insertJob(2, in: $0) } }
+        waitForQueue(3)
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the jobs did not finish")
+        let observed = seen.withValue { $0 }
+        XCTAssertEqual(observed?.inTransaction, false)
+        XCTAssertEqual(observed?.jobs, 1, "it ran after the write queued before it and before the one after")
+        XCTAssertEqual(try jobIDs(), [1, 2])
+    }
+
+    /// While four threads keep writing, the writer's checkpoint runs between two batches: it
+    /// finds every frame there is and copies them all, and the commit after it starts the WAL
+    /// over instead of appending to it.
+    func testTheWritersCheckpointUnderLoadCatchesUpAndTheWALStartsOver() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath, autoCheckpoint: false)
+        let written = Locked(0)
+        let stopping = Locked(false)
+        let done = DispatchGroup()
+        for thread in 0..<4 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                var n = thread * 1_000_000
+                while !stopping.withValue({ $0 }) {
+                    n += 1
+                    do {
+                        try writer.write { [n] in try Self.insertJob(n, in: $0) }
+                    } catch {
+                        XCTFail("\(error)")
+                        return
+                    }
+                    written.withValue { $0 += 1 }
+                }
+            }.start()
+        }
+        func waitForWrites(_ count: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while written.withValue({ $0 }) < count, Date() < deadline { usleep(1000) }
+        }
+        waitForWrites(300)
+        let caughtUp = try writer.checkpoint()
+        let writtenThen = written.withValue { $0 }
+        waitForWrites(writtenThen + 5)
+        stopping.withValue { $0 = true }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the writers did not stop")
+
+        XCTAssertGreaterThan(caughtUp.walFrames, 100)
+        XCTAssertEqual(caughtUp.checkpointed, caughtUp.walFrames, "no frame was appended while it ran")
+        let after = try Database(path: databasePath, autoCheckpoint: false).checkpoint()
+        XCTAssertLessThan(
+            after.walFrames, caughtUp.walFrames / 2, "the writes after it started the WAL over")
+        XCTAssertEqual(try jobIDs().count, written.withValue { $0 })
+    }
+
     /// Runs `jobs` on `writer` from threads of their own, as one batch: a first write keeps
     /// the lead until all of them are queued, and the next leader takes them together.
     /// Returns each job's error, nil for a job that committed; `afterReturning` runs on a
