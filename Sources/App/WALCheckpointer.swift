@@ -7,11 +7,14 @@ import PushStore
 /// copies the WAL back and syncs the database file before it can answer (measured as the
 /// Token Reporter's p99).
 ///
-/// Each run is two passes. The first, on the checkpointer's own connection, copies what the
-/// WAL holds while writes go on. When the WAL has grown past `restartFrames`, a second pass
-/// on the writer's connection, between two batches, copies the few frames appended since:
-/// only then may the next commit start the WAL over (see `GroupCommitWriter.checkpoint`).
-/// Without it the WAL grows for as long as writes keep coming.
+/// Each run begins with a pass on the checkpointer's own connection, which copies what the
+/// WAL holds while writes go on. When the WAL has grown past `restartFrames`, a last pass on
+/// the writer's connection, between two batches, copies the frames appended since: only then
+/// may the next commit start the WAL over (see `GroupCommitWriter.checkpoint`). Without it
+/// the WAL grows for as long as writes keep coming. Writes wait for that last pass, so a
+/// second pass of the checkpointer's own comes before it: the first syncs and copies ~250 ms
+/// of frames in 20–40 ms, the second what arrived meanwhile in 2–3 ms, and the writer's pass
+/// (measured 4–10 ms when it followed the first directly) is left a few dozen frames.
 final class WALCheckpointer: @unchecked Sendable {
     // @unchecked: `store` is used only on `queue`; `timer` is set up in init and cancelled once.
     private let store: SQLiteStore
@@ -52,6 +55,7 @@ final class WALCheckpointer: @unchecked Sendable {
         do {
             let wal = try store.checkpoint()
             if wal.walFrames >= restartFrames {
+                try store.checkpoint()
                 try writer.checkpoint()
             }
         } catch {

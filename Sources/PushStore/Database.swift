@@ -137,6 +137,9 @@ public final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE (not counting cascades).
     public var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The rowid of this connection's last successful INSERT.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// False between BEGIN and COMMIT/ROLLBACK.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
