@@ -3,7 +3,8 @@ import PushCore
 /// Turns the CGI parameters and body the front server sent into a transport-neutral `Request`.
 /// Pure, so it is tested without libfcgi or nginx.
 enum CGIRequestMapping {
-    static func request(params: [String: String], body: [UInt8], fallbackID: String) -> Request {
+    /// `fallbackID` is only worked out when the front server sent no `REQUEST_ID` (nginx does).
+    static func request(params: [String: String], body: [UInt8], fallbackID: @autoclosure () -> String) -> Request {
         let (path, query) = target(params)
         return Request(
             method: nonEmpty(params["REQUEST_METHOD"]) ?? "GET",
@@ -13,7 +14,7 @@ enum CGIRequestMapping {
             body: body,
             // Never default to loopback: loopback callers get send rights when no API key exists.
             remoteAddress: params["REMOTE_ADDR"] ?? "",
-            id: nonEmpty(params["REQUEST_ID"]) ?? fallbackID)
+            id: nonEmpty(params["REQUEST_ID"]) ?? fallbackID())
     }
 
     /// Path and query as the client sent them, still percent-encoded. `REQUEST_URI` is the raw

@@ -62,6 +62,9 @@ public struct FormParameters: Sendable, Equatable {
 
     private static func decodeComponent(_ utf8: ArraySlice<UInt8>, plusAsSpace: Bool) throws(ParseError) -> String {
         if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
+            // Plain ASCII, what reporter parameters almost always are, needs no validation
+            // (measured at half the cost of validating it).
+            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
             guard let text = String(validating: utf8, as: UTF8.self) else {
                 throw .invalidUTF8(String(decoding: utf8, as: UTF8.self))
             }

@@ -23,7 +23,10 @@ struct AccountFields {
             guard username.count <= Self.maximumUsernameLength else {
                 throw .tooLong(field: "username", limit: Self.maximumUsernameLength)
             }
-            guard !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            // Printable ASCII, the usual username, has no control characters to look up.
+            let printableASCII = username.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+            guard printableASCII || !username.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
                 throw .invalidValue(field: "username", reason: "must not contain control characters")
             }
             self.username = username
