@@ -236,15 +236,11 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(try jobIDs(), [2])
     }
 
-    // MARK: - Helpers
-
     /// A job queued between writes runs alone, outside any transaction, after the writes
     /// queued before it committed and before the ones queued after it began.
     func testAJobBetweenBatchesRunsAloneAfterTheWritesQueuedBeforeIt() throws {
         try createJobTables()
         let writer = try GroupCommitWriter(path: databasePath)
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         func onThread(_ body: @escaping @Sendable () throws -> Void) {
             done.enter()
@@ -253,29 +249,18 @@ final class GroupCommitWriterTests: StoreTestCase {
                 do { try body() } catch { XCTFail("\(error)") }
             }.start()
         }
-        func waitForQueue(_ count: Int) {
-            let deadline = Date().addingTimeInterval(30)
-            while writer.queuedJobCount < count, Date() < deadline { usleep(1000) }
-            XCTAssertEqual(writer.queuedJobCount, count, "the queue did not line up")
-        }
-        onThread {
-            try writer.write { _ in
-                holding.signal()
-                release.wait()
-            }
-        }
-        holding.wait()
+        let release = holdTheLead(of: writer, leaving: done)
         onThread { try writer.write { try Self.insertJob(1, in: $0) } }
-        waitForQueue(1)
+        waitUntil(writer, hasQueued: 1)
         let seen = Locked<(inTransaction: Bool, jobs: Int64)?>(nil)
         onThread {
             try writer.betweenBatches { database in
                 seen.withValue { $0 = (database.isInTransaction, try! Self.rowCount("jobs", in: database)) }
             }
         }
-        waitForQueue(2)
+        waitUntil(writer, hasQueued: 2)
         onThread { try writer.write { try Self.insertJob(2, in: $0) } }
-        waitForQueue(3)
+        waitUntil(writer, hasQueued: 3)
         release.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the jobs did not finish")
         let observed = seen.withValue { $0 }
@@ -329,6 +314,8 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(try jobIDs().count, written.withValue { $0 })
     }
 
+    // MARK: - Helpers
+
     /// Runs `jobs` on `writer` from threads of their own, as one batch: a first write keeps
     /// the lead until all of them are queued, and the next leader takes them together.
     /// Returns each job's error, nil for a job that committed; `afterReturning` runs on a
@@ -338,18 +325,8 @@ final class GroupCommitWriterTests: StoreTestCase {
         afterReturning: @escaping @Sendable () -> Void = {}
     ) throws -> [(any Error)?] {
         XCTAssertLessThanOrEqual(jobs.count, GroupCommitWriter.maximumBatch)
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
-        done.enter()
-        Thread {
-            defer { done.leave() }
-            try? writer.write { _ in
-                holding.signal()
-                release.wait()
-            }
-        }.start()
-        holding.wait()
+        let release = holdTheLead(of: writer, leaving: done)
         let outcomes = Locked([(any Error)?](repeating: nil, count: jobs.count))
         for (index, job) in jobs.enumerated() {
             done.enter()
@@ -363,14 +340,36 @@ final class GroupCommitWriterTests: StoreTestCase {
                 }
             }.start()
         }
-        let deadline = Date().addingTimeInterval(30)
-        while writer.queuedJobCount < jobs.count, Date() < deadline {
-            usleep(1000)
-        }
-        XCTAssertEqual(writer.queuedJobCount, jobs.count, "the batch did not line up")
+        waitUntil(writer, hasQueued: jobs.count)
         release.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the batch did not finish")
         return outcomes.withValue { $0 }
+    }
+
+    /// Starts a write on a thread of its own (in `done`) that keeps the writer's lead until
+    /// the returned semaphore is signalled, so that what is queued meanwhile lines up behind it.
+    private func holdTheLead(of writer: GroupCommitWriter, leaving done: DispatchGroup) -> DispatchSemaphore {
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            try? writer.write { _ in
+                holding.signal()
+                release.wait()
+            }
+        }.start()
+        holding.wait()
+        return release
+    }
+
+    /// Waits up to 30 s until `count` jobs wait for the writer's lead.
+    private func waitUntil(_ writer: GroupCommitWriter, hasQueued count: Int) {
+        let deadline = Date().addingTimeInterval(30)
+        while writer.queuedJobCount < count, Date() < deadline {
+            usleep(1000)
+        }
+        XCTAssertEqual(writer.queuedJobCount, count, "the queue did not line up")
     }
 
     /// Tables of the writer tests' own, so that a job is one row and a bad parent a foreign
