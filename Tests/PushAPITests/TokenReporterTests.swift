@@ -58,6 +58,13 @@ final class TokenReporterTests: XCTestCase {
         try assertDocumentsTokensStored()
     }
 
+    /// Non-ASCII usernames go the long way round the control-character check, and pass it.
+    func testANonASCIIUsernameIsStoredAsSent() throws {
+        let target = Self.documentGET.replacingOccurrences(of: "username=johndow", with: "username=j%C3%BCrgen%20m%C3%BCller")
+        XCTAssertEqual(reporter.handle(Request(method: "GET", target: target)), .emptyOK)
+        try assertDocumentsTokensStored(username: "jürgen müller")
+    }
+
     func testTheDocumentsJSONExampleTakesTheUsernameFromThePath() throws {
         let response = reporter.handle(
             Request(method: "POST", path: "/token/johndow/", headers: ["content-type": "application/json"], body: Array(Self.documentJSON.utf8)))
@@ -154,6 +161,9 @@ final class TokenReporterTests: XCTestCase {
             (Request(method: "GET", target: "/token/?selector=s&token_calls=\(String(repeating: "A", count: 5000))&appid_calls=a.b"), 400, "token_calls is longer than 4096"),
             (Request(method: "GET", target: "/token/?selector=\(String(repeating: "A", count: 201))"), 400, "selector is longer than 200"),
             (Request(method: "GET", target: "/token/?selector=s&username=%E2%28"), 400, "query string is not valid UTF-8"),
+            (Request(method: "GET", target: "/token/?selector=s&username=bell%07"), 400, "username must not contain control characters"),
+            (Request(method: "GET", target: "/token/?selector=s&username=del%7F"), 400, "username must not contain control characters"),
+            (Request(method: "GET", target: "/token/?selector=s&username=j%C3%BCrgen%0A"), 400, "username must not contain control characters"),
             (Request(method: "PUT", target: "/token/?selector=s"), 405, "method PUT not allowed"),
             (Request(method: "DELETE", target: "/token/"), 405, "method DELETE not allowed"),
             (Request(method: "POST", path: "/token/", headers: json, body: Array("{\"selector\":".utf8)), 400, "body is not valid JSON"),
