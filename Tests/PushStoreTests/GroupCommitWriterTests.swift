@@ -111,17 +111,18 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(misses.withValue { $0 }, [])
     }
 
-    /// In one batch, a job whose statement fails and a job that throws after writing are each
-    /// rolled back to their savepoint and get their own error; the others commit, once each.
+    /// In one batch, a job whose statement fails and a job that throws after writing each get
+    /// their own error and leave nothing; the others commit. The first throw ends the batch's
+    /// first pass; the second runs every job in a savepoint of its own.
     func testAFailingJobLeavesNoTraceAndSparesTheRestOfItsBatch() throws {
         try createJobTables()
         let writer = try GroupCommitWriter(path: databasePath)
-        let runs = Locked([Int](repeating: 0, count: 8))
+        let runs = Locked<[Int]>([])
         let outcomes = try runAsOneBatch(
             writer,
             (0..<8).map { job in
                 { @Sendable database in
-                    runs.withValue { $0[job] += 1 }
+                    runs.withValue { $0.append(job) }
                     try Self.insertJob(job, in: database)
                     if job == 2 { try Self.insertJob(100, parent: 999, in: database) }  // foreign key fails now
                     if job == 5 { throw Boom() }
@@ -132,7 +133,31 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertTrue(outcomes[5] is Boom)
         XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [2, 5])
         XCTAssertEqual(try jobIDs(), [0, 1, 3, 4, 6, 7])
-        XCTAssertEqual(runs.withValue { $0 }, Array(repeating: 1, count: 8), "the batch committed: nothing re-ran")
+        // The batch's order is the order its callers queued in: read it off the second pass.
+        let order = runs.withValue { $0 }
+        let secondPass = Array(order.suffix(8))
+        XCTAssertEqual(secondPass.sorted(), Array(0..<8), "\(order)")
+        guard let firstThrow = secondPass.firstIndex(where: { $0 == 2 || $0 == 5 }) else { return }
+        XCTAssertEqual(order, Array(secondPass.prefix(through: firstThrow)) + secondPass, "up to the first throw, then all")
+    }
+
+    /// A job that throws on its own is rolled back, keeps its error, and runs once; the
+    /// writer goes on with the next write.
+    func testAJobAloneThatThrowsIsRolledBackAndRunsOnce() throws {
+        try createJobTables()
+        let writer = try GroupCommitWriter(path: databasePath)
+        var runs = 0
+        XCTAssertThrowsError(
+            try writer.write { database in
+                runs += 1
+                try Self.insertJob(1, in: database)
+                throw Boom()
+            }
+        ) { XCTAssertTrue($0 is Boom, "\($0)") }
+        XCTAssertEqual(runs, 1)
+        XCTAssertEqual(try jobIDs(), [])
+        try writer.write { try Self.insertJob(2, in: $0) }
+        XCTAssertEqual(try jobIDs(), [2])
     }
 
     /// A deferred foreign key fails the batch's COMMIT itself: the batch is rolled back and
