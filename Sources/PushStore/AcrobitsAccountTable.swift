@@ -2,7 +2,7 @@ import PushCore
 
 /// The SQL of `acrobits_accounts`: which device each (selector, channel) pushes to.
 enum AcrobitsAccountTable {
-    private static let linksSQL = "SELECT channel, device_id FROM acrobits_accounts WHERE selector = ?"
+    private static let linksSQL = "SELECT channel, device_id, username FROM acrobits_accounts WHERE selector = ?"
     private static let upsertSQL = """
         INSERT INTO acrobits_accounts (selector, channel, username, device_id, updated_at)
         VALUES (?1, ?2, ?3, ?4, ?5)
@@ -11,10 +11,10 @@ enum AcrobitsAccountTable {
             device_id = excluded.device_id,
             updated_at = excluded.updated_at
         """
-    // A repeated report of the link it already has: no index entry or foreign key to rewrite.
-    private static let touchSQL = """
+    // A new username on the link it already has: no index entry or foreign key to rewrite.
+    private static let renameSQL = """
         UPDATE acrobits_accounts
-        SET username = COALESCE(?3, username), updated_at = ?4
+        SET username = ?3, updated_at = ?4
         WHERE selector = ?1 AND channel = ?2
         """
     private static let deleteSQL = "DELETE FROM acrobits_accounts WHERE selector = ? RETURNING device_id"
@@ -24,13 +24,14 @@ enum AcrobitsAccountTable {
         ORDER BY device_id, selector, channel
         """
 
-    /// The device each channel of `selector` links to now.
-    static func links(selector: String, in database: Database) throws -> [AcrobitsChannel: Int64] {
+    /// What each channel of `selector` links to now.
+    static func links(selector: String, in database: Database) throws -> [AcrobitsChannel: AcrobitsLink] {
         try database.withStatement(linksSQL) { row in
             try row.bind(selector, at: 1)
-            var links: [AcrobitsChannel: Int64] = [:]
+            var links: [AcrobitsChannel: AcrobitsLink] = [:]
             while try row.step() {
-                links[try channel(row, column: 0, selector: selector)] = row.int64(1)
+                links[try channel(row, column: 0, selector: selector)] = AcrobitsLink(
+                    deviceID: row.int64(1), username: row.string(2))
             }
             return links
         }
@@ -51,11 +52,11 @@ enum AcrobitsAccountTable {
         }
     }
 
-    /// Records a report that repeats the device (selector, channel) already links to.
-    static func touch(
-        selector: String, channel: AcrobitsChannel, username: String?, now: Int64, in database: Database
+    /// Gives (selector, channel) a new username, keeping the device it links to.
+    static func rename(
+        selector: String, channel: AcrobitsChannel, username: String, now: Int64, in database: Database
     ) throws {
-        try database.withStatement(touchSQL) { statement in
+        try database.withStatement(renameSQL) { statement in
             try statement.bind(selector, at: 1)
             try statement.bind(channel.rawValue, at: 2)
             try statement.bind(username, at: 3)
@@ -99,4 +100,10 @@ enum AcrobitsAccountTable {
         }
         return channel
     }
+}
+
+/// One channel's link as stored: the device it pushes to and the username last reported.
+struct AcrobitsLink: Equatable {
+    var deviceID: Int64
+    var username: String?
 }

@@ -2,9 +2,14 @@ import PushCore
 
 // AcrobitsAccountStore: Token Reporter and pnm2 accounts.
 extension SQLiteStore {
-    // The Token Reporter's hot path: one transaction of cached statements: BEGIN, one select,
-    // per channel a device upsert and a link upsert (an update of the link's time when it is
-    // unchanged), COMMIT; a deletion only when a channel moved to a new token.
+    // The Token Reporter's hot path: one select, then per channel a device upsert, and a link
+    // write only when the channel moves to another device or gets a new username; a deletion
+    // only when a channel moved to a new token.
+    //
+    // Phones report the same token again and again: then only the device records the report
+    // (`devices.updated_at`, which pruning reads), and a link's `updated_at` says when it last
+    // changed. Rewriting the unchanged links too cost a statement per channel and a WAL page
+    // per request.
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         let now = clock()
@@ -14,17 +19,20 @@ extension SQLiteStore {
             for token in tokens {
                 let deviceID = try DeviceTable.upsert(
                     appID: token.appID, token: token.token, reportedToken: token.reportedToken, now: now, in: database)
-                let previous = links.updateValue(deviceID, forKey: token.channel)
-                if previous == deviceID {
-                    // Phones report the same token again and again: the common case.
-                    try AcrobitsAccountTable.touch(
-                        selector: selector, channel: token.channel, username: username, now: now, in: database)
+                let previous = links.updateValue(
+                    AcrobitsLink(deviceID: deviceID, username: username ?? links[token.channel]?.username),
+                    forKey: token.channel)
+                if previous?.deviceID == deviceID {
+                    if let username, username != previous?.username {
+                        try AcrobitsAccountTable.rename(
+                            selector: selector, channel: token.channel, username: username, now: now, in: database)
+                    }
                     continue
                 }
                 try AcrobitsAccountTable.link(
                     selector: selector, channel: token.channel, username: username, deviceID: deviceID, now: now,
                     in: database)
-                if let previous { replaced.append(previous) }
+                if let previous { replaced.append(previous.deviceID) }
             }
             // After every link is written, so that two channels swapping tokens keep both.
             try DeviceTable.deleteOwnerless(replaced, in: database)

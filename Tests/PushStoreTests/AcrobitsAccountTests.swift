@@ -72,10 +72,34 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(devices[0].createdAt, 1_000)
         XCTAssertEqual(devices[0].updatedAt, 2_000)
         XCTAssertEqual(devices[0].reportedToken, Fixture.apnsToken(1).hex)
-        let linkTime = try openDatabase().withStatement(
-            "SELECT updated_at FROM acrobits_accounts WHERE selector = 'alice'"
-        ) { try $0.step() ? $0.int64(0) : -1 }
-        XCTAssertEqual(linkTime, 2_000, "the unchanged link records the report too")
+        XCTAssertEqual(try linkTime(selector: "alice"), 1_000, "the device records the report, the link is unchanged")
+    }
+
+    /// A repeated token under a new username renames the link, when it happened; without a
+    /// username, or with the same one, the link stays as it was.
+    func testANewUsernameOnTheSameTokenRenamesTheLink() throws {
+        let now = Locked<Int64>(1_000)
+        let store = try makeStore(clock: { now.withValue { $0 } })
+        let token = Fixture.channelToken(.calls, seed: 1)
+        try store.saveAccountTokens(selector: "alice", username: "old", tokens: [token])
+        now.withValue { $0 = 2_000 }
+        try store.saveAccountTokens(selector: "alice", username: "old", tokens: [token])
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
+        XCTAssertEqual(try linkTime(selector: "alice"), 1_000)
+
+        now.withValue { $0 = 3_000 }
+        try store.saveAccountTokens(selector: "alice", username: "new", tokens: [token])
+        XCTAssertEqual(try linkTime(selector: "alice"), 3_000)
+        XCTAssertEqual(
+            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: "new")])
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [3_000])
+    }
+
+    private func linkTime(selector: String) throws -> Int64 {
+        try openDatabase().withStatement("SELECT updated_at FROM acrobits_accounts WHERE selector = ?") {
+            try $0.bind(selector, at: 1)
+            return try $0.step() ? $0.int64(0) : -1
+        }
     }
 
     func testOneTokenOnBothChannelsIsOneDevice() throws {
