@@ -73,7 +73,8 @@ final class Worker: @unchecked Sendable {
             request.pointee.ipcFd = -1
             return
         }
-        serveAcceptedRequest()
+        let started = Monotonic.nanoseconds()
+        let answered = serveAcceptedRequest()
         // Finish here rather than at the next accept, so that nginx gets its answer (and,
         // unless it keeps it, its connection closed) before this thread waits again.
         FCGX_Finish_r(request)
@@ -81,10 +82,19 @@ final class Worker: @unchecked Sendable {
             connections.park(request.pointee.ipcFd)
             request.pointee.ipcFd = -1
         }
+        let nanoseconds = Monotonic.nanoseconds() - started
+        // After the answer is sent: libfcgi holds it in its buffer until FCGX_Finish_r, and a
+        // write to stderr can block (a log file while ext4 commits its journal blocked for
+        // 2-3 ms, several times a second, under the Token Reporter benchmark).
+        logger.info(
+            "\(RequestLogLine.message(method: answered.request.method, path: answered.request.path, status: answered.response.status, nanoseconds: nanoseconds, note: answered.response.logNote))",
+            metadata: ["request-id": .string(answered.request.id)],
+            // Named here: derived from #fileID, it would be worked out again for every request.
+            source: "FastCGI")
     }
 
-    private func serveAcceptedRequest() {
-        let started = Monotonic.nanoseconds()
+    /// Reads the accepted request, has it handled and writes the answer into libfcgi's buffer.
+    private func serveAcceptedRequest() -> (request: Request, response: Response) {
         served &+= 1
         let params = CGIParams.read(request.pointee.envp)
         var incoming = CGIRequestMapping.request(
@@ -108,11 +118,7 @@ final class Worker: @unchecked Sendable {
             }
         }
         write(response)
-        logger.info(
-            "\(RequestLogLine.message(method: incoming.method, path: incoming.path, status: response.status, nanoseconds: Monotonic.nanoseconds() - started, note: response.logNote))",
-            metadata: ["request-id": .string(incoming.id)],
-            // Named here: derived from #fileID, it would be worked out again for every request.
-            source: "FastCGI")
+        return (incoming, response)
     }
 
     private enum BodyOutcome {

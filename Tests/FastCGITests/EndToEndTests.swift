@@ -71,8 +71,13 @@ final class EndToEndTests: XCTestCase {
         // nginx's $request_id: 32 hex digits.
         XCTAssertEqual(seen.id.count, 32, seen.id)
 
-        // One log line, without the query string, carrying the request id.
-        let lines = logs.all.filter { $0.message.hasPrefix("POST /pnm2/send") }
+        // One log line, without the query string, carrying the request id. It is written
+        // after the answer is sent, so it may arrive a moment after the response.
+        func requestLines() -> [(level: Logger.Level, message: String, metadata: Logger.Metadata)] {
+            logs.all.filter { $0.message.hasPrefix("POST /pnm2/send") }
+        }
+        for _ in 0..<200 where requestLines().isEmpty { usleep(10_000) }
+        let lines = requestLines()
         XCTAssertEqual(lines.count, 1)
         XCTAssertEqual(lines.first?.level, .info)
         XCTAssertFalse(lines.first?.message.contains("secret") ?? true)

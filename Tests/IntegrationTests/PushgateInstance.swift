@@ -98,6 +98,11 @@ final class PushgateInstance {
         (try? String(contentsOf: directory.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
     }
 
+    /// Waits for `text` in serve's log: a request's line is written after its answer is sent.
+    func waitForServeLog(containing text: String) throws {
+        try waitFor("\"\(text)\" in serve's log") { serveLog.contains(text) }
+    }
+
     struct Output {
         let status: Int32
         let stdout: String
