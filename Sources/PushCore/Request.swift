@@ -48,17 +48,22 @@ public struct Request: Sendable {
     }
 }
 
-extension StringProtocol {
+extension StringProtocol where UTF8View: BidirectionalCollection {
+    /// Without leading and trailing spaces, tabs, CRs and LFs (other whitespace is content).
     public func trimmingASCIIWhitespace() -> String {
+        // Nothing to trim is the common case (every Token Reporter value goes through here,
+        // some twice): a String then comes back as it is, without copying its bytes.
+        guard let first = utf8.first, let last = utf8.last else { return "" }
+        if !Self.isASCIIWhitespace(first) && !Self.isASCIIWhitespace(last) { return String(self) }
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D {
-            start += 1
-        }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D {
-            end -= 1
-        }
+        while start < end, Self.isASCIIWhitespace(bytes[start]) { start += 1 }
+        while end > start, Self.isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
         return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }

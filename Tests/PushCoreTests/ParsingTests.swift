@@ -46,6 +46,17 @@ final class JSONValueTests: XCTestCase {
 }
 
 final class RequestTests: XCTestCase {
+    func testTrimmingTakesASCIIWhitespaceFromBothEndsOnly() {
+        XCTAssertEqual(" \t\r\nnull \r\n".trimmingASCIIWhitespace(), "null")
+        XCTAssertEqual("a b".trimmingASCIIWhitespace(), "a b")
+        XCTAssertEqual("\ta b".trimmingASCIIWhitespace(), "a b")
+        XCTAssertEqual("a b ".trimmingASCIIWhitespace(), "a b")
+        XCTAssertEqual(" \t ".trimmingASCIIWhitespace(), "")
+        XCTAssertEqual("".trimmingASCIIWhitespace(), "")
+        XCTAssertEqual("\u{00A0}x\u{00A0}".trimmingASCIIWhitespace(), "\u{00A0}x\u{00A0}", "not ASCII: content")
+        XCTAssertEqual("[ x ]".dropFirst().dropLast().trimmingASCIIWhitespace(), "x", "a Substring")
+    }
+
     func testMediaTypeDropsParametersAndCase() {
         let request = Request(method: "POST", path: "/", headers: ["content-type": "Application/JSON; charset=utf-8"])
         XCTAssertEqual(request.mediaType, "application/json")
