@@ -7,8 +7,12 @@ enum DeviceTable {
     // as much as these (a Token Reporter request runs two). Callers hold the write
     // transaction, so nothing comes between the look-up and the insert.
     private static let findSQL = "SELECT id FROM devices WHERE app_id = ?1 AND token = ?2"
-    // On a repeated report only what the client said and the time change.
-    private static let recordReportSQL = "UPDATE devices SET reported_token = ?2, updated_at = ?3 WHERE id = ?1"
+    // On a repeated report only what the client said and the time change. The app and token
+    // are checked too, so that a caller that expects a device (the one an account links to)
+    // finds out by the row count whether the report is that device's.
+    private static let recordReportSQL = """
+        UPDATE devices SET reported_token = ?4, updated_at = ?5 WHERE id = ?1 AND app_id = ?2 AND token = ?3
+        """
     // The platform comes from the app when it is registered and stays NULL otherwise.
     private static let insertSQL = """
         INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
@@ -48,12 +52,8 @@ enum DeviceTable {
             return try row.step() ? row.int64(0) : nil
         }
         if let known {
-            try database.withStatement(recordReportSQL) { statement in
-                try statement.bind(known, at: 1)
-                try statement.bind(reportedToken, at: 2)
-                try statement.bind(now, at: 3)
-                try statement.run()
-            }
+            _ = try recordReport(
+                ofDevice: known, appID: appID, token: token, reportedToken: reportedToken, now: now, in: database)
             return known
         }
         try database.withStatement(insertSQL) { statement in
@@ -64,6 +64,22 @@ enum DeviceTable {
             try statement.run()
         }
         return database.lastInsertRowID
+    }
+
+    /// Records a report of (app, token) on device `id` if that is the device's (app, token);
+    /// false when it is not, and nothing changed.
+    static func recordReport(
+        ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: Database
+    ) throws -> Bool {
+        try database.withStatement(recordReportSQL) { statement in
+            try statement.bind(id, at: 1)
+            try statement.bind(appID.rawValue, at: 2)
+            try statement.bind(token.bytes, at: 3)
+            try statement.bind(reportedToken, at: 4)
+            try statement.bind(now, at: 5)
+            try statement.run()
+        }
+        return database.changes > 0
     }
 
     /// Resolves (or, with nil, forgets) the platform of every device of `appID`.

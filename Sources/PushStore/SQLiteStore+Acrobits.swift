@@ -2,14 +2,15 @@ import PushCore
 
 // AcrobitsAccountStore: Token Reporter and pnm2 accounts.
 extension SQLiteStore {
-    // The Token Reporter's hot path: one select, then per channel a device upsert, and a link
-    // write only when the channel moves to another device or gets a new username; a deletion
-    // only when a channel moved to a new token.
+    // The Token Reporter's hot path: one select of the account's links, then per channel one
+    // update of the device it already links to when the token is that device's, else a device
+    // upsert and a link write; a deletion only when a channel moved to a new token.
     //
     // Phones report the same token again and again: then only the device records the report
-    // (`devices.updated_at`, which pruning reads), and a link's `updated_at` says when it last
-    // changed. Rewriting the unchanged links too cost a statement per channel and a WAL page
-    // per request.
+    // (`devices.updated_at`, which pruning reads), found by its id instead of through the
+    // (app, token) index, and a link's `updated_at` says when it last changed (or got a new
+    // username). Rewriting the unchanged links too cost a statement per channel and a WAL
+    // page per request.
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         let now = clock()
@@ -17,8 +18,18 @@ extension SQLiteStore {
             var links = try AcrobitsAccountTable.links(selector: selector, in: database)
             var replaced: [Int64] = []
             for token in tokens {
-                let deviceID = try DeviceTable.upsert(
-                    appID: token.appID, token: token.token, reportedToken: token.reportedToken, now: now, in: database)
+                let deviceID: Int64
+                if let linked = links[token.channel]?.deviceID,
+                    try DeviceTable.recordReport(
+                        ofDevice: linked, appID: token.appID, token: token.token, reportedToken: token.reportedToken,
+                        now: now, in: database)
+                {
+                    deviceID = linked
+                } else {
+                    deviceID = try DeviceTable.upsert(
+                        appID: token.appID, token: token.token, reportedToken: token.reportedToken, now: now,
+                        in: database)
+                }
                 let previous = links.updateValue(
                     AcrobitsLink(deviceID: deviceID, username: username ?? links[token.channel]?.username),
                     forKey: token.channel)

@@ -95,6 +95,26 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(try store.devices().map(\.updatedAt), [3_000])
     }
 
+    /// The same token bytes under another app id are another device, even on the channel
+    /// whose device had those bytes: the channel moves, the old device goes, untouched.
+    func testTheSameTokenUnderAnotherAppMovesTheChannelToANewDevice() throws {
+        let now = Locked<Int64>(1_000)
+        let store = try makeStore(clock: { now.withValue { $0 } })
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        let old = try XCTUnwrap(try store.devices().first)
+
+        now.withValue { $0 = 2_000 }
+        let other = AppID("com.example.other")!
+        try store.saveAccountTokens(
+            selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1, app: other)])
+        let devices = try store.devices()
+        XCTAssertEqual(devices.map(\.appID), [other])
+        XCTAssertNotEqual(devices.first?.id, old.id)
+        XCTAssertEqual(devices.first?.token, old.token)
+        XCTAssertEqual(devices.first?.createdAt, 2_000)
+        XCTAssertEqual(devices.flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: nil)])
+    }
+
     private func linkTime(selector: String) throws -> Int64 {
         try openDatabase().withStatement("SELECT updated_at FROM acrobits_accounts WHERE selector = ?") {
             try $0.bind(selector, at: 1)
