@@ -40,7 +40,9 @@ struct ServeCommand: ParsableCommand {
         // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
         let writer = try runtime.openWriter(autoCheckpoint: false)
         let openStore = { try runtime.openStore(migrating: false, writer: writer, autoCheckpoint: false) }
-        let checkpointer = WALCheckpointer(store: try openStore(), writer: writer, logger: logger)
+        let checkpointer = WALCheckpointer(store: try openStore(), writer: writer) { error in
+            logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
+        }
         checkpointer.start()
         let deliveryStore = try openStore()
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)

@@ -62,6 +62,11 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
         try withDatabase { try $0.checkpoint() }
     }
 
+    /// Flushes the database file and the WAL to disk (see `Database.flushToDisk()`).
+    public func flushToDisk() throws {
+        try withDatabase { try $0.flushToDisk() }
+    }
+
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
