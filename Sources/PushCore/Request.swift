@@ -50,6 +50,9 @@ public struct Request: Sendable {
 
 extension StringProtocol where UTF8View: BidirectionalCollection {
     /// Without leading and trailing spaces, tabs, CRs and LFs (other whitespace is content).
+    /// Inlinable, so that callers in other modules get it specialized for their String or
+    /// Substring: unspecialized, every byte it read went through the generic witness tables.
+    @inlinable
     public func trimmingASCIIWhitespace() -> String {
         // Nothing to trim is the common case (every Token Reporter value goes through here,
         // some twice): a String then comes back as it is, without copying its bytes.
@@ -63,7 +66,8 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
-    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+    @usableFromInline
+    static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }

@@ -115,6 +115,17 @@ final class TokenReporterTests: XCTestCase {
         try assertDocumentsTokensStored()
     }
 
+    /// The words the apps send for "no token yet", in any case and with ASCII whitespace
+    /// around them; anything longer or different is a value.
+    func testWhatMeansAbsent() {
+        for absent in ["", " ", "\t\r\n", "null", "NULL", "Null", " (null) ", "(NULL)", "(nUlL)\n"] {
+            XCTAssertTrue(ReporterParameters.meansAbsent(absent), absent.debugDescription)
+        }
+        for present in ["nul", "nulls", "(null", "null)", "( null)", "n ull", "\u{A0}null", "nuII", "0", "Udl99X2JFP1b"] {
+            XCTAssertFalse(ReporterParameters.meansAbsent(present), present.debugDescription)
+        }
+    }
+
     func testNullTokensEraseNothing() throws {
         XCTAssertEqual(reporter.handle(Request(method: "GET", target: Self.documentGET)), .emptyOK)
         for absent in ["", "null", "(null)", "%28null%29"] {

@@ -21,6 +21,29 @@ final class FormParametersTests: XCTestCase {
         XCTAssertThrowsError(try FormParameters.parse("a=%4")) { XCTAssertEqual($0 as? FormParameters.ParseError, .badPercentEncoding("%4")) }
         XCTAssertThrowsError(try FormParameters.parse("a=%zz"))
         XCTAssertThrowsError(try FormParameters.parse("a=%ff%fe")) { XCTAssertEqual($0 as? FormParameters.ParseError, .invalidUTF8("%ff%fe")) }
+        XCTAssertThrowsError(try FormParameters.parse("a=1&b=%")) { XCTAssertEqual($0 as? FormParameters.ParseError, .badPercentEncoding("%")) }
+    }
+
+    /// Values without escapes are taken as they are, UTF-8 beyond ASCII included; a name
+    /// may be escaped too, and only the first `=` splits.
+    func testPlainUTF8EscapedNamesAndEqualsInValues() throws {
+        let form = try FormParameters.parse(Substring("x=1&name=J\u{F6}rg&user%5Fname=a=b&=v"))
+        XCTAssertEqual(form["name"], "J\u{F6}rg")
+        XCTAssertEqual(form["user_name"], "a=b")
+        XCTAssertEqual(form[""], "v")
+        XCTAssertEqual(form.pairs.count, 4)
+    }
+
+    func testPercentDecodeKeepsPlusUnlessAskedAndRefusesBadEscapes() throws {
+        XCTAssertEqual(try FormParameters.percentDecode("a+b%2Fc", plusAsSpace: false), "a+b/c")
+        XCTAssertEqual(try FormParameters.percentDecode("a+b%2Fc"[...], plusAsSpace: true), "a b/c")
+        XCTAssertEqual(try FormParameters.percentDecode("", plusAsSpace: true), "")
+        XCTAssertThrowsError(try FormParameters.percentDecode("%C3%28", plusAsSpace: false)) {
+            XCTAssertEqual($0 as? FormParameters.ParseError, .invalidUTF8("%C3%28"))
+        }
+        XCTAssertThrowsError(try FormParameters.percentDecode("ab%2", plusAsSpace: false)) {
+            XCTAssertEqual($0 as? FormParameters.ParseError, .badPercentEncoding("ab%2"))
+        }
     }
 }
 

@@ -10,7 +10,9 @@ struct AccountFields {
 
     init(_ parameters: ReporterParameters) throws(ReporterError) {
         guard let (_, selector) = parameters.value("selector") else { throw .missing("selector") }
-        guard selector.count <= Self.maximumSelectorLength else {
+        // Characters are counted only past the UTF-8 length (never fewer): counting them
+        // means grapheme breaking, on every report.
+        guard selector.utf8.count <= Self.maximumSelectorLength || selector.count <= Self.maximumSelectorLength else {
             throw .tooLong(field: "selector", limit: Self.maximumSelectorLength)
         }
         // Selectors are a SHA1 hash with a suffix; anything printable is accepted, nothing that
@@ -20,7 +22,8 @@ struct AccountFields {
         }
         self.selector = selector
         if let (_, username) = parameters.value("username") {
-            guard username.count <= Self.maximumUsernameLength else {
+            guard username.utf8.count <= Self.maximumUsernameLength || username.count <= Self.maximumUsernameLength
+            else {
                 throw .tooLong(field: "username", limit: Self.maximumUsernameLength)
             }
             // Printable ASCII, the usual username, has no control characters to look up.

@@ -47,11 +47,30 @@ struct ReporterParameters {
     }
 
     static func meansAbsent(_ value: String) -> Bool {
-        let trimmed = value.trimmingASCIIWhitespace()
-        // Only short values can be one of the words: tokens are not lowercased for nothing.
-        guard trimmed.utf8.count <= 6 else { return false }
-        let lowered = trimmed.lowercased()
-        return lowered.isEmpty || lowered == "null" || lowered == "(null)"
+        // On the bytes: every value of every report comes through here, and trimming and
+        // lowercasing it as a String cost more than the rest of reading the account.
+        var value = value
+        return value.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.count
+            while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
+            while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+            let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            return word.isEmpty || equalsIgnoringASCIICase(word, "null") || equalsIgnoringASCIICase(word, "(null)")
+        }
+    }
+
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// `word` is `lowercase` with any ASCII letters in either case.
+    private static func equalsIgnoringASCIICase(_ word: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard word.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        return zip(word, expected).allSatisfy { byte, letter in
+            byte == letter || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == letter)
+        }
     }
 
     private static func bodyParameters(of request: Request) throws(ReporterError) -> FormParameters {
