@@ -126,7 +126,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// empty whenever nobody leads, and the lead is only passed to the queue's first job).
     private func lead() {
         lock.lock()
-        // Why yield: on the two cores that nginx and 16 responder threads share, a leader took
+        // Why yield: on the two cores that nginx and the responder threads share, a leader took
         // batches of 2-5 jobs while other threads were microseconds short of queueing theirs,
         // and a batch's BEGIN, COMMIT and WAL append cost about the same for 3 jobs as for 10.
         // Yielding once, when the last batch had company and the queue is still short, gave
