@@ -54,20 +54,23 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
     /// Substring: unspecialized, every byte it read went through the generic witness tables.
     @inlinable
     public func trimmingASCIIWhitespace() -> String {
-        // Nothing to trim is the common case (every Token Reporter value goes through here,
-        // some twice): a String then comes back as it is, without copying its bytes.
+        // Nothing to trim is the common case (every Token Reporter token goes through here):
+        // a String then comes back as it is, without copying its bytes.
         guard let first = utf8.first, let last = utf8.last else { return "" }
-        if !Self.isASCIIWhitespace(first) && !Self.isASCIIWhitespace(last) { return String(self) }
+        if !first.isASCIIWhitespace && !last.isASCIIWhitespace { return String(self) }
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count
-        while start < end, Self.isASCIIWhitespace(bytes[start]) { start += 1 }
-        while end > start, Self.isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+        while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+        while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
+}
 
-    @usableFromInline
-    static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+extension UInt8 {
+    /// A space, tab, CR or LF: the whitespace `trimmingASCIIWhitespace` takes off.
+    @inlinable
+    public var isASCIIWhitespace: Bool {
+        self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D
     }
 }

@@ -53,15 +53,11 @@ struct ReporterParameters {
         return value.withUTF8 { bytes in
             var start = 0
             var end = bytes.count
-            while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
-            while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
+            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
             let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
             return word.isEmpty || equalsIgnoringASCIICase(word, "null") || equalsIgnoringASCIICase(word, "(null)")
         }
-    }
-
-    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// `word` is `lowercase` with any ASCII letters in either case.
