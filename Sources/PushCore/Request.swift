@@ -58,12 +58,21 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         // a String then comes back as it is, without copying its bytes.
         guard let first = utf8.first, let last = utf8.last else { return "" }
         if !first.isASCIIWhitespace && !last.isASCIIWhitespace { return String(self) }
-        let bytes = Array(utf8)
+        var text = String(self)
+        return text.withUTF8 { String(decoding: $0.trimmingASCIIWhitespace(), as: UTF8.self) }
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// The bytes without leading and trailing spaces, tabs, CRs and LFs: the same trimming as
+    /// the String one, for callers that read a value's bytes in place.
+    @inlinable
+    public func trimmingASCIIWhitespace() -> UnsafeBufferPointer<UInt8> {
         var start = 0
-        var end = bytes.count
-        while start < end, bytes[start].isASCIIWhitespace { start += 1 }
-        while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        var end = count
+        while start < end, self[start].isASCIIWhitespace { start += 1 }
+        while end > start, self[end - 1].isASCIIWhitespace { end -= 1 }
+        return UnsafeBufferPointer(rebasing: self[start..<end])
     }
 }
 

@@ -51,11 +51,7 @@ struct ReporterParameters {
         // lowercasing it as a String cost more than the rest of reading the account.
         var value = value
         return value.withUTF8 { bytes in
-            var start = 0
-            var end = bytes.count
-            while start < end, bytes[start].isASCIIWhitespace { start += 1 }
-            while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
-            let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let word = bytes.trimmingASCIIWhitespace()
             return word.isEmpty || equalsIgnoringASCIICase(word, "null") || equalsIgnoringASCIICase(word, "(null)")
         }
     }
