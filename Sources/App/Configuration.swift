@@ -11,9 +11,9 @@ public struct Configuration: Sendable {
     /// 24: requests parse while the group-commit writer's batch runs, so more threads put
     /// more of them in the next batch (a Token Reporter request wrote ~4.3 KB of WAL instead
     /// of ~5.3 KB). In full runs of the reporter benchmark, 16 threads reached 41–56% of
-    /// /healthz's rate, 24 reached 58–63% and 32 45–61%; bigger batches also wait longer,
-    /// and the p99 was 8.2–10.9 ms with 16, 8.9–9.8 ms with 24 (when /healthz's own p99
-    /// stayed under 11 ms) and 8.8–12.0 ms with 32.
+    /// /healthz's rate, 24 reached 55–63% and 32 45–61%. The p99 told them apart less than
+    /// the host's own swings: 8.2–10.9 ms with 16, 8.9–12.8 ms with 24 and 8.8–12.0 ms
+    /// with 32.
     public var threads = 24
     public var maxBodyBytes = 1_048_576
     public var sqlDirectory: String? = nil
