@@ -23,9 +23,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "PushCore"),
-        .target(name: "PushStore", dependencies: ["PushCore", "CSQLite"]),
+        .target(name: "PushStore", dependencies: ["PushCore", "CSQLite", "CLibPQ"]),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         .target(name: "PushAPI", dependencies: ["PushCore"]),
         .target(name: "PushDelivery", dependencies: ["PushCore", "PushCrypto", "CCurl", .product(name: "Logging", package: "swift-log")]),

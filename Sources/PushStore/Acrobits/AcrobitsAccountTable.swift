@@ -25,7 +25,7 @@ enum AcrobitsAccountTable {
         """
 
     /// What each channel of `selector` links to now.
-    static func links(selector: String, in database: Database) throws -> [AcrobitsChannel: AcrobitsLink] {
+    static func links(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AcrobitsLink] {
         try database.withStatement(linksSQL) { row in
             try row.bind(selector, at: 1)
             var links: [AcrobitsChannel: AcrobitsLink] = [:]
@@ -40,7 +40,7 @@ enum AcrobitsAccountTable {
     /// Links (selector, channel) to `deviceID`, replacing what it linked to.
     static func link(
         selector: String, channel: AcrobitsChannel, username: String?, deviceID: Int64, now: Int64,
-        in database: Database
+        in database: some SQLConnection
     ) throws {
         try database.withStatement(upsertSQL) { statement in
             try statement.bind(selector, at: 1)
@@ -54,7 +54,7 @@ enum AcrobitsAccountTable {
 
     /// Gives (selector, channel) a new username, keeping the device it links to.
     static func rename(
-        selector: String, channel: AcrobitsChannel, username: String, now: Int64, in database: Database
+        selector: String, channel: AcrobitsChannel, username: String, now: Int64, in database: some SQLConnection
     ) throws {
         try database.withStatement(renameSQL) { statement in
             try statement.bind(selector, at: 1)
@@ -66,7 +66,7 @@ enum AcrobitsAccountTable {
     }
 
     /// Removes every channel of `selector`; returns the device id of each link removed.
-    static func delete(selector: String, in database: Database) throws -> [Int64] {
+    static func delete(selector: String, in database: some SQLConnection) throws -> [Int64] {
         try database.withStatement(deleteSQL) { row in
             try row.bind(selector, at: 1)
             var deviceIDs: [Int64] = []
@@ -78,7 +78,7 @@ enum AcrobitsAccountTable {
     }
 
     /// Every account link as a device owner, by device id.
-    static func owners(in database: Database) throws -> [Int64: [DeviceOwner]] {
+    static func owners(in database: some SQLConnection) throws -> [Int64: [DeviceOwner]] {
         try database.withStatement(ownersSQL) { row in
             var owners: [Int64: [DeviceOwner]] = [:]
             while try row.step() {
@@ -92,7 +92,7 @@ enum AcrobitsAccountTable {
         }
     }
 
-    private static func channel(_ row: Statement, column: Int32, selector: String) throws -> AcrobitsChannel {
+    private static func channel(_ row: some SQLRow, column: Int32, selector: String) throws -> AcrobitsChannel {
         let raw = row.string(column)
         guard let channel = raw.flatMap(AcrobitsChannel.init(rawValue:)) else {
             throw StoredValueError(

@@ -9,7 +9,7 @@ enum AcrobitsPushTable {
         WHERE a.selector = ?1
         """
 
-    static func device(appID: AppID, token: DeviceToken, in database: Database) throws -> AddressedDevice? {
+    static func device(appID: AppID, token: DeviceToken, in database: some SQLConnection) throws -> AddressedDevice? {
         try database.withStatement(deviceSQL) { row in
             try row.bind(appID.rawValue, at: 1)
             try row.bind(token.bytes, at: 2)
@@ -18,7 +18,7 @@ enum AcrobitsPushTable {
         }
     }
 
-    static func accountDevices(selector: String, in database: Database) throws -> [AcrobitsChannel: AddressedDevice] {
+    static func accountDevices(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AddressedDevice] {
         try database.withStatement(accountSQL) { row in
             try row.bind(selector, at: 1)
             var devices: [AcrobitsChannel: AddressedDevice] = [:]

@@ -1,7 +1,7 @@
 import PushCore
 
 // AcrobitsAccountStore: Token Reporter and pnm2 accounts.
-extension SQLiteStore {
+extension SQLStore {
     // The Token Reporter's hot path: one select of the account's links, then per channel one
     // update of the device it already links to when the token is that device's, else a device
     // upsert and a link write; a deletion only when a channel moved to a new token.

@@ -1,7 +1,7 @@
 import PushCore
 
 // AcrobitsPushDirectory: what pnm2 looks up before it pushes.
-extension SQLiteStore: AcrobitsPushDirectory {
+extension SQLStore {
     public func storedDevices(_ keys: [(appID: AppID, token: DeviceToken)]) throws -> [AddressedDevice?] {
         guard !keys.isEmpty else { return [] }
         return try read { database in

@@ -33,7 +33,7 @@ enum AppTable {
     private static let deleteSQL = "DELETE FROM apps WHERE id = ?"
 
     /// Only the platform: the Token Reporter's check on every report, without decoding keys.
-    static func platform(of id: AppID, in database: Database) throws -> Platform? {
+    static func platform(of id: AppID, in database: some SQLConnection) throws -> Platform? {
         try database.withStatement(platformSQL) { statement in
             try statement.bind(id.rawValue, at: 1)
             guard try statement.step(), let name = statement.string(0) else { return nil }
@@ -44,7 +44,7 @@ enum AppTable {
         }
     }
 
-    static func exists(_ id: AppID, in database: Database) throws -> Bool {
+    static func exists(_ id: AppID, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(existsSQL) {
             try $0.bind(id.rawValue, at: 1)
             return try $0.step()
@@ -52,7 +52,7 @@ enum AppTable {
     }
 
     /// Inserts `app`, or updates the row of its id.
-    static func upsert(_ app: RegisteredApp, now: Int64, in database: Database) throws {
+    static func upsert(_ app: RegisteredApp, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(upsertSQL) { statement in
             try statement.bind(app.id.rawValue, at: 1)
             try statement.bind(app.platform.rawValue, at: 2)
@@ -78,14 +78,14 @@ enum AppTable {
         }
     }
 
-    static func app(id: AppID, in database: Database) throws -> RegisteredApp? {
+    static func app(id: AppID, in database: some SQLConnection) throws -> RegisteredApp? {
         try database.withStatement(selectOneSQL) { statement in
             try statement.bind(id.rawValue, at: 1)
             return try statement.step() ? try decode(statement) : nil
         }
     }
 
-    static func apps(in database: Database) throws -> [RegisteredApp] {
+    static func apps(in database: some SQLConnection) throws -> [RegisteredApp] {
         try database.withStatement(selectAllSQL) { statement in
             var apps: [RegisteredApp] = []
             while try statement.step() {
@@ -96,7 +96,7 @@ enum AppTable {
     }
 
     /// True when there was an app of that id.
-    static func delete(id: AppID, in database: Database) throws -> Bool {
+    static func delete(id: AppID, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(deleteSQL) {
             try $0.bind(id.rawValue, at: 1)
             try $0.run()
@@ -105,7 +105,7 @@ enum AppTable {
     }
 
     /// Reads the current row of a statement that selected `columns`.
-    private static func decode(_ row: Statement) throws -> RegisteredApp {
+    private static func decode(_ row: some SQLRow) throws -> RegisteredApp {
         let rawID = row.string(0) ?? ""
         func invalid(_ column: String, _ value: String?) -> StoredValueError {
             StoredValueError(table: "apps", column: column, value: value ?? "NULL", rowKey: rawID)

@@ -1,7 +1,7 @@
 import PushCore
 
 // AppCatalog: the apps operators registered.
-extension SQLiteStore {
+extension SQLStore {
     public func app(id: AppID) throws -> RegisteredApp? {
         try withDatabase { try AppTable.app(id: id, in: $0) }
     }

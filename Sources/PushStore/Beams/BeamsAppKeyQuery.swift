@@ -4,7 +4,7 @@ import PushCore
 enum BeamsAppKeyQuery {
     private static let byKeySQL = "SELECT id, platform FROM apps WHERE app_key = ?"
 
-    static func app(appKey: String, in database: Database) throws -> BeamsApp? {
+    static func app(appKey: String, in database: some SQLConnection) throws -> BeamsApp? {
         try database.withStatement(byKeySQL) { row in
             try row.bind(appKey, at: 1)
             guard try row.step() else { return nil }
@@ -13,7 +13,7 @@ enum BeamsAppKeyQuery {
     }
 
     /// A `BeamsApp` from the id and platform columns of the current row.
-    static func decode(_ row: Statement, idColumn: Int32, platformColumn: Int32, appKey: String) throws -> BeamsApp {
+    static func decode(_ row: some SQLRow, idColumn: Int32, platformColumn: Int32, appKey: String) throws -> BeamsApp {
         let rawID = row.string(idColumn)
         guard let id = rawID.flatMap({ AppID($0) }) else {
             throw StoredValueError(table: "apps", column: "id", value: rawID ?? "NULL", rowKey: appKey)

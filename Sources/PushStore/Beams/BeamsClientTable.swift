@@ -21,7 +21,7 @@ enum BeamsClientTable {
     }
 
     /// Removes the clients of `appID` (their interests cascade); returns their device ids.
-    static func deleteClients(appID: AppID, in database: Database) throws -> [Int64] {
+    static func deleteClients(appID: AppID, in database: some SQLConnection) throws -> [Int64] {
         try database.withStatement(deleteForAppSQL) { row in
             try row.bind(appID.rawValue, at: 1)
             var deviceIDs: [Int64] = []
@@ -32,7 +32,7 @@ enum BeamsClientTable {
         }
     }
 
-    static func client(id: String, in database: Database) throws -> Row? {
+    static func client(id: String, in database: some SQLConnection) throws -> Row? {
         try database.withStatement(selectSQL) { row in
             try row.bind(id, at: 1)
             guard try row.step() else { return nil }
@@ -44,7 +44,7 @@ enum BeamsClientTable {
         }
     }
 
-    static func insert(id: String, appID: AppID, deviceID: Int64, now: Int64, in database: Database) throws {
+    static func insert(id: String, appID: AppID, deviceID: Int64, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(insertSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(appID.rawValue, at: 2)
@@ -54,7 +54,7 @@ enum BeamsClientTable {
         }
     }
 
-    static func move(id: String, toDevice deviceID: Int64, now: Int64, in database: Database) throws {
+    static func move(id: String, toDevice deviceID: Int64, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(moveSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(deviceID, at: 2)

@@ -2,7 +2,9 @@ import PushCore
 
 /// The SQL of `beams_interests`: which client subscribed which interest.
 enum BeamsInterestTable {
-    private static let subscribeSQL = "INSERT OR IGNORE INTO beams_interests (client_id, interest) VALUES (?1, ?2)"
+    private static let subscribeSQL = """
+        INSERT INTO beams_interests (client_id, interest) VALUES (?1, ?2) ON CONFLICT DO NOTHING
+        """
     private static let unsubscribeSQL = "DELETE FROM beams_interests WHERE client_id = ?1 AND interest = ?2"
     // The interests come as one bound JSON array (json_each), so that one cached statement
     // serves any number of them. The outer loop is the interest index, the client a
@@ -11,14 +13,21 @@ enum BeamsInterestTable {
     // columns of OutboxTable's insert): for 100,000 subscribers, a third of the publish went
     // to handing each id to Swift and back. Every selected device exists: the clients'
     // foreign key holds within the transaction.
-    private static let enqueueSubscribedDevicesSQL = """
-        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
-        SELECT DISTINCT ?3, c.device_id, ?4, ?4
-        FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
-        WHERE i.interest IN (SELECT value FROM json_each(?2)) AND c.app_id = ?1
-        """
+    private static let enqueueSubscribedDevicesSQL = EngineSQL(
+        sqlite: """
+            INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
+            SELECT DISTINCT ?3, c.device_id, ?4, ?4
+            FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
+            WHERE i.interest IN (SELECT value FROM json_each(?2)) AND c.app_id = ?1
+            """,
+        postgresql: """
+            INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
+            SELECT DISTINCT ?3, c.device_id, ?4, ?4
+            FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
+            WHERE i.interest IN (SELECT jsonb_array_elements_text(CAST(?2 AS jsonb))) AND c.app_id = ?1
+            """)
 
-    static func subscribe(clientID: String, interest: String, in database: Database) throws {
+    static func subscribe(clientID: String, interest: String, in database: some SQLConnection) throws {
         try database.withStatement(subscribeSQL) {
             try $0.bind(clientID, at: 1)
             try $0.bind(interest, at: 2)
@@ -26,7 +35,7 @@ enum BeamsInterestTable {
         }
     }
 
-    static func unsubscribe(clientID: String, interest: String, in database: Database) throws {
+    static func unsubscribe(clientID: String, interest: String, in database: some SQLConnection) throws {
         try database.withStatement(unsubscribeSQL) {
             try $0.bind(clientID, at: 1)
             try $0.bind(interest, at: 2)
@@ -38,7 +47,7 @@ enum BeamsInterestTable {
     /// the interests (a JSON array of strings), each once, due at `now` (ms); returns how
     /// many rows it queued.
     static func enqueueSubscribedDevices(
-        appID: AppID, interestsJSON: String, payloadID: Int64, now: Int64, in database: Database
+        appID: AppID, interestsJSON: String, payloadID: Int64, now: Int64, in database: some SQLConnection
     ) throws -> Int {
         try database.withStatement(enqueueSubscribedDevicesSQL) {
             try $0.bind(appID.rawValue, at: 1)

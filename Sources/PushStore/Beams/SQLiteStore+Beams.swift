@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 
 // BeamsStore: Pusher Beams clients, interests and publishes.
-extension SQLiteStore: BeamsStore {
+extension SQLStore {
     public func beamsApp(appKey: String) throws -> BeamsApp? {
         try read { try BeamsAppKeyQuery.app(appKey: appKey, in: $0) }
     }

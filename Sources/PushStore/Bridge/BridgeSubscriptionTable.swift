@@ -15,16 +15,24 @@ enum BridgeSubscriptionTable {
     // The selectors come as one JSON array (json_each), so that one cached statement serves
     // topics of any depth; each is an exact match on the topic_selector index. A device only
     // receives a push that has a half for its platform.
-    private static let subscribersSQL = """
-        SELECT DISTINCT s.device_id
-        FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
-        WHERE s.topic_selector IN (SELECT value FROM json_each(?1))
-            AND ((d.platform = 'apns' AND ?2) OR (d.platform = 'fcm' AND ?3))
-        ORDER BY s.device_id
-        """
+    private static let subscribersSQL = EngineSQL(
+        sqlite: """
+            SELECT DISTINCT s.device_id
+            FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
+            WHERE s.topic_selector IN (SELECT value FROM json_each(?1))
+                AND ((d.platform = 'apns' AND ?2) OR (d.platform = 'fcm' AND ?3))
+            ORDER BY s.device_id
+            """,
+        postgresql: """
+            SELECT DISTINCT s.device_id
+            FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
+            WHERE s.topic_selector IN (SELECT jsonb_array_elements_text(CAST(?1 AS jsonb)))
+                AND ((d.platform = 'apns' AND ?2 <> 0) OR (d.platform = 'fcm' AND ?3 <> 0))
+            ORDER BY s.device_id
+            """)
 
     /// Links `deviceID` to `selector`; false when the link existed already.
-    static func insert(deviceID: Int64, selector: String, now: Int64, in database: Database) throws -> Bool {
+    static func insert(deviceID: Int64, selector: String, now: Int64, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(insertSQL) { statement in
             try statement.bind(deviceID, at: 1)
             try statement.bind(selector, at: 2)
@@ -35,7 +43,7 @@ enum BridgeSubscriptionTable {
     }
 
     /// Removes the link of (app, token) to `selector`; the device id when there was one.
-    static func delete(appID: AppID, token: DeviceToken, selector: String, in database: Database) throws -> Int64? {
+    static func delete(appID: AppID, token: DeviceToken, selector: String, in database: some SQLConnection) throws -> Int64? {
         try database.withStatement(deleteSQL) { row in
             try row.bind(appID.rawValue, at: 1)
             try row.bind(token.bytes, at: 2)
@@ -47,7 +55,7 @@ enum BridgeSubscriptionTable {
     }
 
     /// Every device subscribed to any of `selectors` whose platform is in `platforms`, once.
-    static func subscribers(of selectors: [String], platforms: Set<Platform>, in database: Database) throws -> [Int64] {
+    static func subscribers(of selectors: [String], platforms: Set<Platform>, in database: some SQLConnection) throws -> [Int64] {
         guard !selectors.isEmpty, !platforms.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(selectors), as: UTF8.self)
         return try database.withStatement(subscribersSQL) { row in

@@ -1,7 +1,7 @@
 import PushCore
 
 // BridgeSubscriptionStore: the Diffusion push bridge's pnsub / pnunsub and topic fan-out.
-extension SQLiteStore: BridgeSubscriptionStore {
+extension SQLStore {
     public func subscribe(appID: AppID, token: DeviceToken, reportedToken: String, selector: String) throws -> Bool {
         let now = clock()
         return try write { database in

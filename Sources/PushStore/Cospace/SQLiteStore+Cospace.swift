@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 
 // CospaceUserStore: cospace users and the tokens they register through /api/push.
-extension SQLiteStore: CospaceUserStore {
+extension SQLStore {
     public func addUser(name: String, passwordHash: String) throws -> CospaceUser {
         let user = CospaceUser(id: UUID().uuidString.lowercased(), name: name, passwordHash: passwordHash)
         let now = clock()

@@ -37,7 +37,7 @@ enum UserDeviceTable {
         WHERE user_id = ?1
             AND device_id IN (
                 SELECT d.id FROM user_devices AS l JOIN devices AS d ON d.id = l.device_id
-                WHERE l.user_id = ?1 AND d.token = ?2 AND d.apns_topic IS NOT NULL AND d.id IS NOT ?3)
+                WHERE l.user_id = ?1 AND d.token = ?2 AND d.apns_topic IS NOT NULL AND d.id IS DISTINCT FROM ?3)
         RETURNING device_id
         """
     private static let unlinkDeviceSQL = """
@@ -55,7 +55,7 @@ enum UserDeviceTable {
         """
     private static let setAPNsSettingsSQL = "UPDATE devices SET sandbox = ?2, apns_topic = ?3 WHERE id = ?1"
 
-    static func link(userID: String, deviceID: Int64, in database: Database) throws {
+    static func link(userID: String, deviceID: Int64, in database: some SQLConnection) throws {
         try database.withStatement(linkSQL) {
             try $0.bind(userID, at: 1)
             try $0.bind(deviceID, at: 2)
@@ -63,7 +63,7 @@ enum UserDeviceTable {
         }
     }
 
-    static func links(userID: String, in database: Database) throws -> [Link] {
+    static func links(userID: String, in database: some SQLConnection) throws -> [Link] {
         try database.withStatement(linksSQL) { row in
             try row.bind(userID, at: 1)
             var links: [Link] = []
@@ -79,7 +79,7 @@ enum UserDeviceTable {
         }
     }
 
-    static func deviceIDs(userID: String, in database: Database) throws -> [Int64] {
+    static func deviceIDs(userID: String, in database: some SQLConnection) throws -> [Int64] {
         try database.withStatement(deviceIDsSQL) { row in
             try row.bind(userID, at: 1)
             var ids: [Int64] = []
@@ -89,12 +89,12 @@ enum UserDeviceTable {
     }
 
     /// Removes every link of the user; returns the devices they pointed at.
-    static func unlinkAll(userID: String, in database: Database) throws -> [Int64] {
+    static func unlinkAll(userID: String, in database: some SQLConnection) throws -> [Int64] {
         try returningDeviceIDs(unlinkAllSQL, in: database) { try $0.bind(userID, at: 1) }
     }
 
     /// Removes the user's links to APNs devices with `token`, except to `keeping`.
-    static func unlinkAPNs(userID: String, token: DeviceToken, keeping: Int64?, in database: Database) throws
+    static func unlinkAPNs(userID: String, token: DeviceToken, keeping: Int64?, in database: some SQLConnection) throws
         -> [Int64]
     {
         try returningDeviceIDs(unlinkAPNsSQL, in: database) {
@@ -104,7 +104,7 @@ enum UserDeviceTable {
         }
     }
 
-    static func unlink(userID: String, appID: AppID, token: DeviceToken, in database: Database) throws -> [Int64] {
+    static func unlink(userID: String, appID: AppID, token: DeviceToken, in database: some SQLConnection) throws -> [Int64] {
         try returningDeviceIDs(unlinkDeviceSQL, in: database) {
             try $0.bind(userID, at: 1)
             try $0.bind(appID.rawValue, at: 2)
@@ -113,7 +113,7 @@ enum UserDeviceTable {
     }
 
     /// The registered APNs app a cospace `application_id` names, if any.
-    static func apnsApp(applicationID: String, teamID: String, bundleID: String, in database: Database) throws
+    static func apnsApp(applicationID: String, teamID: String, bundleID: String, in database: some SQLConnection) throws
         -> AppID?
     {
         try database.withStatement(apnsAppSQL) { row in
@@ -124,7 +124,7 @@ enum UserDeviceTable {
         }
     }
 
-    static func setAPNsSettings(deviceID: Int64, sandbox: Bool?, apnsTopic: String, in database: Database) throws {
+    static func setAPNsSettings(deviceID: Int64, sandbox: Bool?, apnsTopic: String, in database: some SQLConnection) throws {
         try database.withStatement(setAPNsSettingsSQL) {
             try $0.bind(deviceID, at: 1)
             try $0.bind(sandbox, at: 2)
@@ -133,8 +133,8 @@ enum UserDeviceTable {
         }
     }
 
-    private static func returningDeviceIDs(
-        _ sql: String, in database: Database, bind: (Statement) throws -> Void
+    private static func returningDeviceIDs<Connection: SQLConnection>(
+        _ sql: String, in database: Connection, bind: (Connection.Row) throws -> Void
     ) throws -> [Int64] {
         try database.withStatement(sql) { row in
             try bind(row)

@@ -17,7 +17,7 @@ enum DeliveryLogTable {
     /// `token` is shortened here: the log never holds a whole token.
     static func append(
         at: Int64, appID: String, token: DeviceToken, kind: DeliveryLogEntry.Kind, detail: String?, source: String,
-        in database: Database
+        in database: some SQLConnection
     ) throws {
         try database.withStatement(insertSQL) { statement in
             try statement.bind(at, at: 1)
@@ -30,7 +30,7 @@ enum DeliveryLogTable {
         }
     }
 
-    static func recent(limit: Int, in database: Database) throws -> [DeliveryLogEntry] {
+    static func recent(limit: Int, in database: some SQLConnection) throws -> [DeliveryLogEntry] {
         try database.withStatement(recentSQL) { row in
             try row.bind(limit, at: 1)
             var entries: [DeliveryLogEntry] = []
@@ -50,7 +50,7 @@ enum DeliveryLogTable {
     }
 
     /// Deletes all but the newest `keeping` entries; returns how many went.
-    static func trim(keeping: Int, in database: Database) throws -> Int {
+    static func trim(keeping: Int, in database: some SQLConnection) throws -> Int {
         try database.withStatement(trimSQL) {
             try $0.bind(max(keeping, 0), at: 1)
             try $0.run()

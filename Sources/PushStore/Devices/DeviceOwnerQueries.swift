@@ -18,7 +18,7 @@ enum DeviceOwnerQueries {
         """
 
     /// The owners of every dialect, by device id, Acrobits first.
-    static func all(in database: Database) throws -> [Int64: [DeviceOwner]] {
+    static func all(in database: some SQLConnection) throws -> [Int64: [DeviceOwner]] {
         var owners = try AcrobitsAccountTable.owners(in: database)
         try database.withStatement(cospaceSQL) { row in
             while try row.step() {

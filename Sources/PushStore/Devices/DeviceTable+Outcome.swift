@@ -7,7 +7,7 @@ extension DeviceTable {
     // APNs' 410 timestamp.
     private static let setSandboxSQL = "UPDATE devices SET sandbox = ?2 WHERE id = ?1"
 
-    static func recordOutcome(deviceID: Int64, summary: String, now: Int64, in database: Database) throws {
+    static func recordOutcome(deviceID: Int64, summary: String, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(recordOutcomeSQL) {
             try $0.bind(deviceID, at: 1)
             // A whole upstream error body is not for this column: the first line, bounded.
@@ -17,7 +17,7 @@ extension DeviceTable {
         }
     }
 
-    static func setSandbox(_ sandbox: Bool, deviceID: Int64, in database: Database) throws {
+    static func setSandbox(_ sandbox: Bool, deviceID: Int64, in database: some SQLConnection) throws {
         try database.withStatement(setSandboxSQL) {
             try $0.bind(deviceID, at: 1)
             try $0.bind(sandbox, at: 2)

@@ -18,8 +18,11 @@ enum DeviceTable {
         INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
         VALUES (?1, ?2, ?3, (SELECT platform FROM apps WHERE id = ?1), ?4, ?4)
         """
-    // `IS NOT` skips rows already right, so re-adding an app does not rewrite all its devices.
-    private static let setPlatformSQL = "UPDATE devices SET platform = ?2 WHERE app_id = ?1 AND platform IS NOT ?2"
+    // `IS DISTINCT FROM` (NULL-safe, and spelled alike by both engines) skips rows already
+    // right, so re-adding an app does not rewrite all its devices.
+    private static let setPlatformSQL = """
+        UPDATE devices SET platform = ?2 WHERE app_id = ?1 AND platform IS DISTINCT FROM ?2
+        """
     // Every owner table of the schema is listed here: a table that links to devices and is
     // missing from this list would have its devices deleted under it.
     private static let deleteIfOwnerlessSQL = """
@@ -43,7 +46,7 @@ enum DeviceTable {
         """
 
     /// The id of the device for (app, token), created when new.
-    static func upsert(appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: Database)
+    static func upsert(appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection)
         throws -> Int64
     {
         let known = try database.withStatement(findSQL) { row in
@@ -63,13 +66,13 @@ enum DeviceTable {
             try statement.bind(now, at: 4)
             try statement.run()
         }
-        return database.lastInsertRowID
+        return try database.lastInsertedID()
     }
 
     /// Records a report of (app, token) on device `id` if that is the device's (app, token);
     /// false when it is not, and nothing changed.
     static func recordReport(
-        ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: Database
+        ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection
     ) throws -> Bool {
         try database.withStatement(recordReportSQL) { statement in
             try statement.bind(id, at: 1)
@@ -83,7 +86,7 @@ enum DeviceTable {
     }
 
     /// Resolves (or, with nil, forgets) the platform of every device of `appID`.
-    static func setPlatform(_ platform: Platform?, appID: AppID, in database: Database) throws {
+    static func setPlatform(_ platform: Platform?, appID: AppID, in database: some SQLConnection) throws {
         try database.withStatement(setPlatformSQL) {
             try $0.bind(appID.rawValue, at: 1)
             try $0.bind(platform?.rawValue, at: 2)
@@ -93,7 +96,7 @@ enum DeviceTable {
 
     /// Deletes those of `ids` that no owner of any dialect links to any more. Callers pass the
     /// devices whose links they just removed or moved, inside the same transaction.
-    static func deleteOwnerless(_ ids: some Sequence<Int64>, in database: Database) throws {
+    static func deleteOwnerless(_ ids: some Sequence<Int64>, in database: some SQLConnection) throws {
         for id in Set(ids) {
             try database.withStatement(deleteIfOwnerlessSQL) {
                 try $0.bind(id, at: 1)
@@ -104,7 +107,7 @@ enum DeviceTable {
 
     /// Deletes the device (its links and queued pushes cascade) unless it was re-registered
     /// after `deadSince` (unix ms); true when it was deleted.
-    static func prune(id: Int64, deadSince: Int64?, in database: Database) throws -> Bool {
+    static func prune(id: Int64, deadSince: Int64?, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(pruneSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(deadSince, at: 2)
@@ -114,7 +117,7 @@ enum DeviceTable {
     }
 
     /// Every device, ordered by app then id, without owners (the owner tables fill them in).
-    static func all(in database: Database) throws -> [StoredDevice] {
+    static func all(in database: some SQLConnection) throws -> [StoredDevice] {
         try database.withStatement(selectAllSQL) { row in
             var devices: [StoredDevice] = []
             while try row.step() {

@@ -1,7 +1,7 @@
 import PushCore
 
 // DeviceDeliveryRecord: outcomes and corrected APNs environments written back to devices.
-extension SQLiteStore: DeviceDeliveryRecord {
+extension SQLStore {
     public func recordOutcomes(_ outcomes: [(deviceID: Int64, summary: String)], now: Int64) throws {
         guard !outcomes.isEmpty else { return }
         try write { database in

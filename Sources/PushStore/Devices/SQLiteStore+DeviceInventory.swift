@@ -1,7 +1,7 @@
 import PushCore
 
 // DeviceInventory: every device with its owners, for operators.
-extension SQLiteStore {
+extension SQLStore {
     public func devices() throws -> [StoredDevice] {
         // One snapshot: a device and its owners must come from the same moment.
         try read { database in

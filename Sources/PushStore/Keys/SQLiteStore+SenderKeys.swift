@@ -1,7 +1,7 @@
 import PushCore
 
 // SenderKeyStore: the keys of the send-side endpoints.
-extension SQLiteStore: SenderKeyStore {
+extension SQLStore {
     public func hasValidSenderKeys() throws -> Bool {
         try withDatabase { try SenderKeyTable.hasValidKeys(in: $0) }
     }

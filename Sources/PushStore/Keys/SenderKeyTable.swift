@@ -9,21 +9,21 @@ enum SenderKeyTable {
     private static let allSQL = "SELECT name, created_at, revoked_at FROM api_keys ORDER BY name"
     private static let revokeSQL = "UPDATE api_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL"
 
-    static func hasValidKeys(in database: Database) throws -> Bool {
+    static func hasValidKeys(in database: some SQLConnection) throws -> Bool {
         try database.withStatement(anyValidSQL) { row in
             _ = try row.step()
             return row.int64(0) != 0
         }
     }
 
-    static func name(digest: String, in database: Database) throws -> String? {
+    static func name(digest: String, in database: some SQLConnection) throws -> String? {
         try database.withStatement(nameByDigestSQL) { row in
             try row.bind(digest, at: 1)
             return try row.step() ? row.string(0) : nil
         }
     }
 
-    static func exists(name: String, in database: Database) throws -> Bool {
+    static func exists(name: String, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(existsSQL) { row in
             try row.bind(name, at: 1)
             _ = try row.step()
@@ -31,7 +31,7 @@ enum SenderKeyTable {
         }
     }
 
-    static func insert(name: String, digest: String, now: Int64, in database: Database) throws {
+    static func insert(name: String, digest: String, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(insertSQL) {
             try $0.bind(name, at: 1)
             try $0.bind(digest, at: 2)
@@ -40,7 +40,7 @@ enum SenderKeyTable {
         }
     }
 
-    static func all(in database: Database) throws -> [SenderKey] {
+    static func all(in database: some SQLConnection) throws -> [SenderKey] {
         try database.withStatement(allSQL) { row in
             var keys: [SenderKey] = []
             while try row.step() {
@@ -51,7 +51,7 @@ enum SenderKeyTable {
         }
     }
 
-    static func revoke(name: String, now: Int64, in database: Database) throws -> Bool {
+    static func revoke(name: String, now: Int64, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(revokeSQL) {
             try $0.bind(name, at: 1)
             try $0.bind(now, at: 2)

@@ -35,7 +35,7 @@ enum OutboxPayloadTable {
         """
 
     /// Stores `message`; returns its id.
-    static func insert(_ message: OutboxMessage, now: Int64, in database: Database) throws -> Int64 {
+    static func insert(_ message: OutboxMessage, now: Int64, in database: some SQLConnection) throws -> Int64 {
         try database.withStatement(insertSQL) { statement in
             try statement.bind(message.source, at: 1)
             if let apns = message.apns {
@@ -59,7 +59,7 @@ enum OutboxPayloadTable {
         }
     }
 
-    static func payload(id: Int64, in database: Database) throws -> Payload? {
+    static func payload(id: Int64, in database: some SQLConnection) throws -> Payload? {
         try database.withStatement(selectSQL) { row in
             try row.bind(id, at: 1)
             guard try row.step() else { return nil }
@@ -90,7 +90,7 @@ enum OutboxPayloadTable {
         }
     }
 
-    static func delete(id: Int64, in database: Database) throws {
+    static func delete(id: Int64, in database: some SQLConnection) throws {
         try database.withStatement(deleteSQL) {
             try $0.bind(id, at: 1)
             try $0.run()
@@ -98,7 +98,7 @@ enum OutboxPayloadTable {
     }
 
     /// Deletes those of `ids` no outbox row uses any more.
-    static func deleteIfUnused(_ ids: some Sequence<Int64>, in database: Database) throws {
+    static func deleteIfUnused(_ ids: some Sequence<Int64>, in database: some SQLConnection) throws {
         for id in Set(ids) {
             try database.withStatement(deleteIfUnusedSQL) {
                 try $0.bind(id, at: 1)
@@ -108,7 +108,7 @@ enum OutboxPayloadTable {
     }
 
     /// Deletes every payload no outbox row uses (their devices were deleted); returns how many.
-    static func deleteAllUnused(in database: Database) throws -> Int {
+    static func deleteAllUnused(in database: some SQLConnection) throws -> Int {
         try database.run(deleteAllUnusedSQL)
         return database.changes
     }

@@ -14,12 +14,16 @@ enum OutboxTable {
         var apnsTopic: String?
     }
 
-    // Plain VALUES: a device deleted since the publisher looked it up fails its foreign key,
-    // and only that statement is undone. (An INSERT … SELECT FROM devices would look every
-    // device up twice, for the SELECT and for the foreign key.)
-    private static let insertSQL = """
-        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?3)
-        """
+    // SQLite: plain VALUES: a device deleted since the publisher looked it up fails its
+    // foreign key, and only that statement is undone. (An INSERT … SELECT FROM devices would
+    // look every device up twice, for the SELECT and for the foreign key.) PostgreSQL: a
+    // failed statement aborts its whole transaction, so there the SELECT skips the device.
+    private static let insertSQL = EngineSQL(
+        sqlite: "INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?3)",
+        postgresql: """
+            INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
+            SELECT ?1, id, ?3, ?3 FROM devices WHERE id = ?2
+            """)
     /// `SQLITE_CONSTRAINT_FOREIGNKEY` (a macro Swift cannot import).
     private static let foreignKeyViolation: Int32 = 787
     // The outer loop is the outbox_due index (a range scan in due order), the device a
@@ -69,7 +73,7 @@ enum OutboxTable {
         """
 
     /// One row per device of `deviceIDs` that still exists, due at `now`; returns how many.
-    static func insert(payloadID: Int64, deviceIDs: [Int64], now: Int64, in database: Database) throws -> Int {
+    static func insert(payloadID: Int64, deviceIDs: [Int64], now: Int64, in database: some SQLConnection) throws -> Int {
         // One cached statement re-bound per device, all in the caller's transaction.
         try database.withStatement(insertSQL) { statement in
             var inserted = 0
@@ -80,7 +84,7 @@ enum OutboxTable {
                 try statement.bind(now, at: 3)
                 do {
                     try statement.run()
-                    inserted += 1
+                    inserted += database.changes
                 } catch let error as DatabaseError where error.extendedResultCode == foreignKeyViolation {
                     continue  // the device is gone: nothing to deliver to it
                 }
@@ -90,7 +94,7 @@ enum OutboxTable {
     }
 
     /// Up to `limit` pending rows due at `now`, oldest first (not yet claimed: see `claim`).
-    static func due(limit: Int, now: Int64, in database: Database) throws -> [DueRow] {
+    static func due(limit: Int, now: Int64, in database: some SQLConnection) throws -> [DueRow] {
         try database.withStatement(dueSQL) { row in
             try row.bind(now, at: 1)
             try row.bind(limit, at: 2)
@@ -113,7 +117,7 @@ enum OutboxTable {
     }
 
     /// Counts an attempt of row `id` and leases it until `until`.
-    static func claim(id: Int64, until: Int64, in database: Database) throws {
+    static func claim(id: Int64, until: Int64, in database: some SQLConnection) throws {
         try database.withStatement(claimSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(until, at: 2)
@@ -122,7 +126,7 @@ enum OutboxTable {
     }
 
     /// The payloads of every row queued for `deviceID`, dead letters included.
-    static func payloadIDs(deviceID: Int64, in database: Database) throws -> [Int64] {
+    static func payloadIDs(deviceID: Int64, in database: some SQLConnection) throws -> [Int64] {
         try database.withStatement(payloadsOfDeviceSQL) { row in
             try row.bind(deviceID, at: 1)
             var ids: [Int64] = []
@@ -132,7 +136,7 @@ enum OutboxTable {
     }
 
     /// True when the row was there.
-    static func delete(id: Int64, in database: Database) throws -> Bool {
+    static func delete(id: Int64, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(deleteSQL) {
             try $0.bind(id, at: 1)
             try $0.run()
@@ -141,7 +145,7 @@ enum OutboxTable {
     }
 
     /// Releases the claim on row `id` and makes it due at `at`; true when the row was there.
-    static func reschedule(id: Int64, at: Int64, error: String, in database: Database) throws -> Bool {
+    static func reschedule(id: Int64, at: Int64, error: String, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(rescheduleSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(at, at: 2)
@@ -152,7 +156,7 @@ enum OutboxTable {
     }
 
     /// Makes row `id` a dead letter; true when the row was there.
-    static func bury(id: Int64, error: String, in database: Database) throws -> Bool {
+    static func bury(id: Int64, error: String, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(burySQL) {
             try $0.bind(id, at: 1)
             try $0.bind(error, at: 2)
@@ -161,12 +165,12 @@ enum OutboxTable {
         return database.changes > 0
     }
 
-    static func nextDueAt(in database: Database) throws -> Int64? {
+    static func nextDueAt(in database: some SQLConnection) throws -> Int64? {
         try database.withStatement(nextDueSQL) { try $0.step() ? $0.int64(0) : nil }
     }
 
     /// Makes every claimed row due at `now`; returns how many.
-    static func releaseClaims(now: Int64, in database: Database) throws -> Int {
+    static func releaseClaims(now: Int64, in database: some SQLConnection) throws -> Int {
         try database.withStatement(releaseClaimsSQL) {
             try $0.bind(now, at: 1)
             try $0.run()
@@ -174,11 +178,11 @@ enum OutboxTable {
         return database.changes
     }
 
-    static func pendingCount(in database: Database) throws -> Int {
+    static func pendingCount(in database: some SQLConnection) throws -> Int {
         try database.withStatement(pendingCountSQL) { try $0.step() ? Int($0.int64(0)) : 0 }
     }
 
-    static func deadLetters(limit: Int, in database: Database) throws -> [OutboxDeadLetter] {
+    static func deadLetters(limit: Int, in database: some SQLConnection) throws -> [OutboxDeadLetter] {
         try database.withStatement(deadLettersSQL) { row in
             try row.bind(limit, at: 1)
             var letters: [OutboxDeadLetter] = []
@@ -194,7 +198,7 @@ enum OutboxTable {
     }
 
     /// Makes every dead letter pending again, due at `now`, with no attempts; returns how many.
-    static func reviveDeadLetters(now: Int64, in database: Database) throws -> Int {
+    static func reviveDeadLetters(now: Int64, in database: some SQLConnection) throws -> Int {
         try database.withStatement(reviveSQL) {
             try $0.bind(now, at: 1)
             try $0.run()

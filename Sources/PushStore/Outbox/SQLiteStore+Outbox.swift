@@ -1,7 +1,7 @@
 import PushCore
 
 // OutboxStore: the durable fan-out queue and its log.
-extension SQLiteStore: OutboxStore {
+extension SQLStore {
     /// The store's clock in the outbox's unit (ms). Enqueued rows are due from the start of
     /// the current second: at most a second early, never late.
     private var nowMilliseconds: Int64 { clock() * 1000 }
@@ -15,7 +15,7 @@ extension SQLiteStore: OutboxStore {
     /// The body of `enqueue`, for store code that selects the devices of a fan-out itself
     /// (interests, topics) and wants the selection and the queueing in one transaction.
     /// A device listed twice is queued once.
-    static func enqueue(_ message: OutboxMessage, deviceIDs: [Int64], now: Int64, in database: Database) throws -> Int {
+    static func enqueue(_ message: OutboxMessage, deviceIDs: [Int64], now: Int64, in database: some SQLConnection) throws -> Int {
         var seen = Set<Int64>(minimumCapacity: deviceIDs.count)
         let unique = deviceIDs.filter { seen.insert($0).inserted }
         return try enqueue(message, now: now, in: database) { payloadID in
@@ -27,7 +27,7 @@ extension SQLiteStore: OutboxStore {
     /// returns how many it queued. A payload nobody receives (no device left, no subscriber)
     /// is not kept.
     static func enqueue(
-        _ message: OutboxMessage, now: Int64, in database: Database, queueRows: (_ payloadID: Int64) throws -> Int
+        _ message: OutboxMessage, now: Int64, in database: some SQLConnection, queueRows: (_ payloadID: Int64) throws -> Int
     ) throws -> Int {
         let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
         let queued = try queueRows(payloadID)

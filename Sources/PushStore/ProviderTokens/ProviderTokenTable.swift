@@ -12,7 +12,7 @@ enum ProviderTokenTable {
             key_fingerprint = excluded.key_fingerprint, token = excluded.token, issued_at = excluded.issued_at
         """
 
-    static func token(teamID: String, keyID: String, in database: Database) throws -> ArchivedProviderToken? {
+    static func token(teamID: String, keyID: String, in database: some SQLConnection) throws -> ArchivedProviderToken? {
         try database.withStatement(selectSQL) { row in
             try row.bind(teamID, at: 1)
             try row.bind(keyID, at: 2)
@@ -23,7 +23,7 @@ enum ProviderTokenTable {
         }
     }
 
-    static func save(_ token: ArchivedProviderToken, in database: Database) throws {
+    static func save(_ token: ArchivedProviderToken, in database: some SQLConnection) throws {
         try database.withStatement(upsertSQL) {
             try $0.bind(token.teamID, at: 1)
             try $0.bind(token.keyID, at: 2)

@@ -1,7 +1,7 @@
 import PushCore
 
 // ProviderTokenArchive: APNs provider tokens kept across restarts.
-extension SQLiteStore: ProviderTokenArchive {
+extension SQLStore {
     public func archivedProviderToken(teamID: String, keyID: String) throws -> ArchivedProviderToken? {
         try withDatabase { try ProviderTokenTable.token(teamID: teamID, keyID: keyID, in: $0) }
     }

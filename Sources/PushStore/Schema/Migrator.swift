@@ -123,7 +123,7 @@ public enum Migrator {
         return appliedFiles
     }
 
-    private static func checkKnown(_ applied: [AppliedMigration], _ known: [Migration]) throws {
+    static func checkKnown(_ applied: [AppliedMigration], _ known: [Migration]) throws {
         let knownVersions = Set(known.map(\.version))
         if let unknown = applied.first(where: { !knownVersions.contains($0.version) }) {
             throw MigrationError.unknownAppliedVersion(unknown.version, name: unknown.name)

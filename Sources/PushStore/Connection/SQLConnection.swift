@@ -1,0 +1,83 @@
+/// The engine a connection speaks: SQLite or PostgreSQL. The store's SQL is written once
+/// where the two agree; the few statements they spell differently pick by this.
+public enum SQLEngine: String, Sendable, CaseIterable {
+    case sqlite
+    case postgresql
+}
+
+/// One prepared statement as the store's tables use it, on either engine: values bound by
+/// number (from 1), rows stepped through, columns read by number (from 0).
+protocol SQLRow: AnyObject {
+    var sql: String { get }
+
+    func bind(_ value: Int64, at index: Int32) throws
+    func bind(_ value: Int, at index: Int32) throws
+    func bind(_ value: Bool, at index: Int32) throws
+    func bind(_ value: String, at index: Int32) throws
+    func bind(_ value: [UInt8], at index: Int32) throws
+    func bindNull(at index: Int32) throws
+    func bind(_ value: Int64?, at index: Int32) throws
+    func bind(_ value: Bool?, at index: Int32) throws
+    func bind(_ value: String?, at index: Int32) throws
+    func bind(_ value: [UInt8]?, at index: Int32) throws
+
+    /// Advances to the next row: true when there is one to read, false when done.
+    func step() throws -> Bool
+    /// Runs the statement to completion, ignoring any rows.
+    func run() throws
+    /// Forgets the current row and every bound value, ready to be bound and run again.
+    func reset()
+
+    func isNull(_ column: Int32) -> Bool
+    func int64(_ column: Int32) -> Int64
+    func optionalInt64(_ column: Int32) -> Int64?
+    func bool(_ column: Int32) -> Bool?
+    func string(_ column: Int32) -> String?
+    func blob(_ column: Int32) -> [UInt8]?
+}
+
+/// One connection as the store's tables use it, on either engine. The SQL they pass uses
+/// SQLite's placeholders (`?`, `?NNN`); a PostgreSQL connection numbers them its own way.
+protocol SQLConnection: AnyObject {
+    associatedtype Row: SQLRow
+    static var engine: SQLEngine { get }
+
+    /// Calls `body` with the prepared statement for `sql`, prepared once per connection.
+    func withStatement<T>(_ sql: String, _ body: (Row) throws -> T) throws -> T
+    /// Runs one statement, binding nothing and ignoring any rows.
+    func run(_ sql: String) throws
+    /// Runs `script`: one or more statements without parameters.
+    func execute(_ script: String) throws
+    /// Rows changed by the last INSERT, UPDATE or DELETE (not counting cascades).
+    var changes: Int { get }
+    /// The id the last INSERT into a table with an integer key gave its row.
+    func lastInsertedID() throws -> Int64
+}
+
+extension SQLConnection {
+    /// Calls `body` with the statement this engine spells `sql` as.
+    func withStatement<T>(_ sql: EngineSQL, _ body: (Row) throws -> T) throws -> T {
+        try withStatement(sql.text(for: Self.engine), body)
+    }
+}
+
+/// A statement the two engines spell differently.
+struct EngineSQL: Sendable {
+    var sqlite: String
+    var postgresql: String
+
+    func text(for engine: SQLEngine) -> String {
+        switch engine {
+        case .sqlite: return sqlite
+        case .postgresql: return postgresql
+        }
+    }
+}
+
+extension Statement: SQLRow {}
+
+extension Database: SQLConnection {
+    static var engine: SQLEngine { .sqlite }
+
+    func lastInsertedID() throws -> Int64 { lastInsertRowID }
+}

@@ -1,0 +1,25 @@
+import PushCore
+
+/// What the store's engine-neutral code needs of an engine: connections for single
+/// statements, write and read transactions, and the clock. The extensions of `SQLStore` in
+/// each area folder implement PushCore's store protocols once, on this; `SQLiteStore` and
+/// `PostgreSQLStore` supply it.
+protocol SQLStore: AnyObject, Sendable {
+    associatedtype Connection: SQLConnection
+
+    /// Unix seconds for created_at/updated_at; tests pass a fixed one.
+    var clock: @Sendable () -> Int64 { get }
+    var recentAppPlatforms: RecentAppPlatforms { get }
+
+    /// A connection for statements that need no transaction of their own.
+    func withDatabase<T>(_ body: (Connection) throws -> T) throws -> T
+    /// One write transaction, committed when `body` returns. `body` may run more than once
+    /// (a retried serialization failure, a group commit's retry) and must not call `write`.
+    func write<T>(_ body: (Connection) throws -> T) throws -> T
+    /// One read snapshot.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T
+}
+
+extension SQLiteStore: SQLStore, BeamsStore, DevicePruning, DeviceDeliveryRecord, BridgeSubscriptionStore,
+    CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive, SenderKeyStore
+{}
