@@ -219,10 +219,20 @@ final class AcrobitsAccountTests: StoreTestCase {
         // Make the second link of the next save fail, after its devices and first link were written.
         let database = try openDatabase()
         try database.execute(
-            """
-            CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts WHEN NEW.channel = 'msgs'
-            BEGIN SELECT RAISE(ABORT, 'refused by test'); END
-            """)
+            sql(
+                sqlite: """
+                    CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts WHEN NEW.channel = 'msgs'
+                    BEGIN SELECT RAISE(ABORT, 'refused by test'); END
+                    """,
+                postgresql: """
+                    CREATE FUNCTION fail_msgs() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.channel = 'msgs' THEN RAISE EXCEPTION 'refused by test'; END IF;
+                        RETURN NEW;
+                    END $$;
+                    CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts
+                        FOR EACH ROW EXECUTE FUNCTION fail_msgs();
+                    """))
         let snapshot = try store.devices()
 
         XCTAssertThrowsError(
@@ -235,7 +245,8 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(try store.devices(), snapshot, "the replaced calls link and the new devices rolled back")
 
         // The store's connection is usable again afterwards.
-        try database.execute("DROP TRIGGER fail_msgs")
+        try database.execute(
+            sql(sqlite: "DROP TRIGGER fail_msgs", postgresql: "DROP TRIGGER fail_msgs ON acrobits_accounts"))
         try store.saveAccountTokens(selector: "alice", username: "b", tokens: [Fixture.channelToken(.msgs, seed: 3)])
         XCTAssertEqual(try store.devices().count, 2)
     }

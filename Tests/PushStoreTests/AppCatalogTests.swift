@@ -46,7 +46,7 @@ final class AppCatalogTests: StoreTestCase {
         var other = Fixture.apnsApp
         other.appKey = Fixture.fcmApp.appKey
         XCTAssertThrowsError(try store.addApp(other, replacing: false)) { error in
-            XCTAssertEqual((error as? DatabaseError)?.isConstraintViolation, true, "\(error)")
+            XCTAssertTrue(isConstraintViolation(error), "\(error)")
         }
         XCTAssertNil(try store.app(id: Fixture.apnsAppID))
     }
@@ -93,9 +93,9 @@ final class AppCatalogTests: StoreTestCase {
         try database.execute(
             """
             INSERT INTO devices (app_id, token, reported_token, created_at, updated_at)
-                VALUES ('com.example.android', x'0202', 'beams', 0, 0);
+                VALUES ('com.example.android', \(sql(sqlite: "x'0202'", postgresql: "'\\x0202'::bytea")), 'beams', 0, 0);
             INSERT INTO beams_clients (id, app_id, device_id, created_at, updated_at)
-                VALUES ('client-1', 'com.example.android', last_insert_rowid(), 0, 0);
+                VALUES ('client-1', 'com.example.android', \(sql(sqlite: "last_insert_rowid()", postgresql: "lastval()")), 0, 0);
             INSERT INTO beams_interests (client_id, interest) VALUES ('client-1', 'news');
             """)
         XCTAssertEqual(try store.devices().count, 2)

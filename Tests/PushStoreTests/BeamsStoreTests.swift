@@ -5,7 +5,7 @@ import XCTest
 @testable import PushStore
 
 final class BeamsStoreTests: StoreTestCase {
-    var store: SQLiteStore!
+    var store: (any StoreUnderTest)!
     let app = Fixture.apnsAppID
 
     override func setUpWithError() throws {

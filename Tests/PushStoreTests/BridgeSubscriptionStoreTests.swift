@@ -11,14 +11,14 @@ final class BridgeSubscriptionStoreTests: StoreTestCase {
         source: "bridge:topic", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)),
         fcm: FCMMessage(fields: ["data": .object(["k": .string("v")])]))
 
-    func store() throws -> SQLiteStore {
+    func store() throws -> any StoreUnderTest {
         let store = try makeStore()
         try store.addApp(Fixture.apnsApp, replacing: false)
         try store.addApp(Fixture.fcmApp, replacing: false)
         return store
     }
 
-    func selectors(_ store: SQLiteStore) throws -> [String] {
+    func selectors(_ store: any StoreUnderTest) throws -> [String] {
         try store.devices().flatMap { device in
             device.owners.compactMap { owner -> String? in
                 if case .bridgeSubscription(let selector) = owner { return "\(device.token.hex) \(selector)" }

@@ -4,8 +4,14 @@ import XCTest
 @testable import PushStore
 
 final class DatabaseTests: StoreTestCase {
+
+    // SQLite only: it tests SQLite's connection (PRAGMAs, busy handler, statement cache).
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite()
+    }
     func testOpensInWALModeWithForeignKeys() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         XCTAssertEqual(try pragma("journal_mode", database), "wal")
         XCTAssertEqual(try pragma("foreign_keys", database), "1")
         XCTAssertEqual(try pragma("synchronous", database), "1")  // NORMAL
@@ -17,7 +23,7 @@ final class DatabaseTests: StoreTestCase {
     }
 
     func testTypedBindsRoundTrip() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         try database.execute("CREATE TABLE t (i INTEGER, s TEXT, b BLOB, f INTEGER, n TEXT)")
         let text = "naïve \u{0}zero and 🎉"
         try database.withStatement("INSERT INTO t VALUES (?, ?, ?, ?, ?)") { statement in
@@ -56,7 +62,7 @@ final class DatabaseTests: StoreTestCase {
     }
 
     func testStatementsAreCachedAndResetAfterUse() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         let first = try database.withStatement("SELECT 1") { ObjectIdentifier($0) }
         let second = try database.withStatement("SELECT 1") { ObjectIdentifier($0) }
         XCTAssertEqual(first, second)
@@ -77,7 +83,7 @@ final class DatabaseTests: StoreTestCase {
 
     func testWriteTransactionRollsBackWhenTheBodyThrows() throws {
         struct Boom: Error {}
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         try database.execute("CREATE TABLE t (x INTEGER)")
         XCTAssertThrowsError(
             try database.writeTransaction {
@@ -93,7 +99,7 @@ final class DatabaseTests: StoreTestCase {
     }
 
     func testAWriterWaitsForTheBusyTimeoutThenFailsWithBusy() throws {
-        let holder = try openDatabase()
+        let holder = try openSQLiteDatabase()
         let waiter = try Database(path: databasePath, busyTimeoutMilliseconds: 200)
         try holder.execute("CREATE TABLE t (x INTEGER)")
         try holder.run("BEGIN IMMEDIATE")
@@ -111,7 +117,7 @@ final class DatabaseTests: StoreTestCase {
 
     func testAWriterGetsTheLockOnceItIsFreed() throws {
         let path = databasePath
-        try openDatabase().execute("CREATE TABLE t (x INTEGER)")
+        try openSQLiteDatabase().execute("CREATE TABLE t (x INTEGER)")
         let locked = DispatchSemaphore(value: 0)
         let released = expectation(description: "released")
         // The holder lives on its own thread: a connection is never shared between threads.
@@ -139,7 +145,7 @@ final class DatabaseTests: StoreTestCase {
     }
 
     func testErrorsCarryCodesMessageAndSQL() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         try database.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
         try database.run("INSERT INTO t VALUES (1)")
         XCTAssertThrowsError(try database.run("INSERT INTO t VALUES (1)")) { error in
@@ -176,6 +182,12 @@ final class DatabaseTests: StoreTestCase {
 
 /// Checkpoints on the responder's schedule instead of on a request's commit.
 final class CheckpointTests: StoreTestCase {
+
+    // SQLite only: it tests SQLite's WAL checkpoints.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite()
+    }
     func testWithAutoCheckpointOffOnlyAnExplicitCheckpointEmptiesTheWAL() throws {
         let writer = try SQLiteStore(path: databasePath, autoCheckpoint: false)
         try writer.migrate(directory: Self.sqlDirectory)

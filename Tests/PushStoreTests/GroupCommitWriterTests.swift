@@ -5,6 +5,12 @@ import XCTest
 @testable import PushStore
 
 final class GroupCommitWriterTests: StoreTestCase {
+
+    // SQLite only: it tests SQLite's group-commit writer, which PostgreSQL does not use.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite()
+    }
     struct Boom: Error {}
 
     /// Sixteen threads on four stores sharing one writer, as `serve` wires them, each store
@@ -12,8 +18,8 @@ final class GroupCommitWriterTests: StoreTestCase {
     func testEveryWriteOfManyThreadsThroughSeveralStoresIsCommittedOnce() throws {
         let threadCount = 16
         let writesPerThread = 150
-        _ = try makeStore()
-        try openDatabase().execute("CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)")
+        _ = try makeSQLiteStore()
+        try openSQLiteDatabase().execute("CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)")
         let writer = try GroupCommitWriter(path: databasePath)
         let stores = try (0..<4).map { _ in try SQLiteStore(path: databasePath, writer: writer) }
 
@@ -40,7 +46,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
         XCTAssertEqual(errors.withValue { $0 }, [])
 
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         let writes = Int64(threadCount * writesPerThread)
         XCTAssertEqual(try count("acrobits_accounts", in: database), writes * 2)
         XCTAssertEqual(try count("devices", in: database), writes * 2)
@@ -54,7 +60,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         try createJobTables()
         let writer = try GroupCommitWriter(path: databasePath)
         // Used by the jobs, on the leader's thread, one after another.
-        let outside = Locked(try openDatabase())
+        let outside = Locked(try openSQLiteDatabase())
         let seen = Locked<[(insideBatch: Int64, outside: Int64)]>([])
         let seenOnReturn = Locked<[Int64]>([])
         let path = databasePath
@@ -83,7 +89,7 @@ final class GroupCommitWriterTests: StoreTestCase {
     /// Every thread reads its write back on its store's own connection the moment `write`
     /// returns: a result is only handed out once it is committed.
     func testAWriteIsVisibleToOtherConnectionsAsSoonAsItReturns() throws {
-        _ = try makeStore()
+        _ = try makeSQLiteStore()
         let writer = try GroupCommitWriter(path: databasePath)
         let misses = Locked<[String]>([])
         let done = DispatchGroup()
@@ -207,7 +213,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertTrue(outcomes[3] is Boom)
         XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [3])
         XCTAssertEqual(try jobIDs(), [0, 1, 2, 4, 5, 6, 7])
-        XCTAssertFalse(try openDatabase().isInTransaction)
+        XCTAssertFalse(try openSQLiteDatabase().isInTransaction)
     }
 
     /// Under load with every third job throwing, nothing hangs, and exactly the jobs that
@@ -251,7 +257,7 @@ final class GroupCommitWriterTests: StoreTestCase {
     func testAnotherConnectionsWriteLockFailsTheBatchAndThenLetsGo() throws {
         try createJobTables()
         let writer = try GroupCommitWriter(path: databasePath, busyTimeoutMilliseconds: 100)
-        let other = try openDatabase()
+        let other = try openSQLiteDatabase()
         try other.run("BEGIN IMMEDIATE")
         XCTAssertThrowsError(try writer.write { try Self.insertJob(1, in: $0) }) { error in
             XCTAssertTrue((error as? DatabaseError)?.isBusy ?? false, "\(error)")
@@ -399,7 +405,7 @@ final class GroupCommitWriterTests: StoreTestCase {
     /// Tables of the writer tests' own, so that a job is one row and a bad parent a foreign
     /// key violation.
     private func createJobTables() throws {
-        try openDatabase().execute(
+        try openSQLiteDatabase().execute(
             """
             CREATE TABLE parents (id INTEGER PRIMARY KEY);
             CREATE TABLE jobs (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parents (id));
@@ -419,7 +425,7 @@ final class GroupCommitWriterTests: StoreTestCase {
     }
 
     private func jobIDs() throws -> [Int] {
-        try openDatabase().withStatement("SELECT id FROM jobs ORDER BY id") { row in
+        try openSQLiteDatabase().withStatement("SELECT id FROM jobs ORDER BY id") { row in
             var ids: [Int] = []
             while try row.step() { ids.append(Int(row.int64(0))) }
             return ids

@@ -4,8 +4,14 @@ import XCTest
 @testable import PushStore
 
 final class MigratorTests: StoreTestCase {
+
+    // SQLite only: it tests SQLite's migrator and sql/ (PostgreSQLMigratorTests cover sql/postgresql/).
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite()
+    }
     func testRealMigrationsApplyOnceAndAreIdempotent() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         let first = try Migrator.migrate(database: database, directory: Self.sqlDirectory)
         XCTAssertEqual(first.first, "0001_initial.sql")
         XCTAssertEqual(try Migrator.applied(database: database).map(\.version), Array(1...first.count))
@@ -17,7 +23,7 @@ final class MigratorTests: StoreTestCase {
     }
 
     func testSchemaHasEveryDialectsTablesAndTheOutbox() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         try Migrator.migrate(database: database, directory: Self.sqlDirectory)
         let tables = try database.withStatement("SELECT name FROM sqlite_schema WHERE type = 'table'") { row in
             var names: Set<String> = []
@@ -34,7 +40,7 @@ final class MigratorTests: StoreTestCase {
     }
 
     func testPendingListsMigrationsOfANewDatabase() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         XCTAssertEqual(try Migrator.applied(database: database), [])
         let pending = try Migrator.pending(database: database, directory: Self.sqlDirectory)
         XCTAssertEqual(pending.first?.version, 1)
@@ -47,7 +53,7 @@ final class MigratorTests: StoreTestCase {
             "0001_first.sql": "CREATE TABLE one (x INTEGER);",
             "0003_broken.sql": "CREATE TABLE three (x INTEGER); INSERT INTO nowhere VALUES (1);",
         ])
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         XCTAssertThrowsError(try Migrator.migrate(database: database, directory: migrations)) { error in
             guard case MigrationError.failed(let file, let underlying)? = error as? MigrationError else {
                 return XCTFail("unexpected \(error)")
@@ -63,7 +69,7 @@ final class MigratorTests: StoreTestCase {
 
     func testRefusesAGap() throws {
         let migrations = try makeMigrations(["0001_a.sql": "SELECT 1;", "0003_c.sql": "SELECT 1;"])
-        XCTAssertThrowsError(try Migrator.migrate(database: try openDatabase(), directory: migrations)) { error in
+        XCTAssertThrowsError(try Migrator.migrate(database: try openSQLiteDatabase(), directory: migrations)) { error in
             XCTAssertEqual(error as? MigrationError, .gap(expected: 2, found: "0003_c.sql"))
             XCTAssertTrue("\(error)".contains("version 2 is missing"))
         }
@@ -113,7 +119,7 @@ final class MigratorTests: StoreTestCase {
     }
 
     func testRefusesADatabaseMigratedByANewerVersion() throws {
-        let database = try openDatabase()
+        let database = try openSQLiteDatabase()
         try Migrator.migrate(
             database: database,
             directory: try makeMigrations(["0001_a.sql": "SELECT 1;", "0002_b.sql": "SELECT 1;"], folder: "newer"))

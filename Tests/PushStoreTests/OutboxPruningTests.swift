@@ -103,7 +103,7 @@ final class OutboxPruningTests: OutboxTestCase {
         XCTAssertEqual(try store.deliveryLog(limit: 1).map(\.kind), [.kept])
     }
 
-    private func rows(_ table: String, _ column: String, _ id: Int64, in database: Database) throws -> Int64 {
+    private func rows(_ table: String, _ column: String, _ id: Int64, in database: some SQLConnection) throws -> Int64 {
         // Names come from the test itself.
         try database.withStatement("SELECT count(*) FROM \(table) WHERE \(column) = ?") {
             try $0.bind(id, at: 1)

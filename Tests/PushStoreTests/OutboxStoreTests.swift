@@ -4,7 +4,7 @@ import XCTest
 
 @testable import PushStore
 
-/// The outbox as `SQLiteStore` keeps it: enqueue, claim with leases, complete, dead letters.
+/// The outbox as the store keeps it: enqueue, claim with leases, complete, dead letters.
 final class OutboxStoreTests: OutboxTestCase {
     func testEnqueueStoresThePayloadOnceAndOneRowPerExistingDevice() throws {
         let store = try makeStore()
@@ -27,7 +27,7 @@ final class OutboxStoreTests: OutboxTestCase {
         let store = try makeStore()
         let ids = try makeDevices(store, count: 1)
         XCTAssertThrowsError(try store.enqueue(OutboxMessage(source: "test"), deviceIDs: ids)) { error in
-            XCTAssertEqual((error as? DatabaseError)?.isConstraintViolation, true, "\(error)")
+            XCTAssertTrue(isConstraintViolation(error), "\(error)")
         }
         XCTAssertEqual(try store.pendingCount(), 0)
     }
@@ -268,7 +268,7 @@ final class OutboxStoreTests: OutboxTestCase {
 class OutboxTestCase: StoreTestCase {
     /// Devices `user-0`, `user-1`, … (Acrobits accounts, calls channel), tokens of seeds 1, 2, …;
     /// returns their ids in that order.
-    func makeDevices(_ store: SQLiteStore, count: Int) throws -> [Int64] {
+    func makeDevices(_ store: any StoreUnderTest, count: Int) throws -> [Int64] {
         try store.addApp(Fixture.apnsApp, replacing: true)
         for index in 0..<count {
             try store.saveAccountTokens(
@@ -283,11 +283,14 @@ class OutboxTestCase: StoreTestCase {
     /// `count` devices with random tokens, written straight into the table (fast).
     func makeManyDevices(count: Int) throws -> [Int64] {
         let database = try openDatabase()
+        let randomToken = sql(
+            sqlite: "randomblob(32)",
+            postgresql: "decode(md5(random()::text) || md5(random()::text), 'hex')")
         try database.execute(
             """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
             INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
-            SELECT 'com.example.phone', randomblob(32), 'bench', 'apns', 0, 0 FROM n
+            SELECT 'com.example.phone', \(randomToken), 'bench', 'apns', 0, 0 FROM n
             """)
         return try database.withStatement("SELECT id FROM devices ORDER BY id") { row in
             var ids: [Int64] = []

@@ -4,44 +4,108 @@ import XCTest
 
 @testable import PushStore
 
-/// Base of the store tests: a fresh temporary directory (and so database) per test, and the
-/// repository's real migrations.
+/// Every store protocol, as the tests drive a store of either engine.
+typealias StoreUnderTest = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
+    & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore
+
+/// Base of the store tests: a fresh database per test, and the repository's real migrations.
+///
+/// One suite, two engines: SQLite (a fresh temporary directory per test) by default, or
+/// PostgreSQL when `PUSHGATE_TEST_DATABASE_URL` names a server (a fresh schema per test,
+/// dropped afterwards; `scripts/test` starts a throwaway server and runs the suite again).
+/// Tests of SQLite's own machinery (its connection, WAL, group-commit writer, migration
+/// files) call `try requireSQLite()` and are skipped on PostgreSQL.
 class StoreTestCase: XCTestCase {
     /// The repository's `sql/`, found from this file: Tests/PushStoreTests/ → ../../sql.
     static let sqlDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("sql", isDirectory: true)
+    /// PostgreSQL's twin of `sql/`.
+    static let postgreSQLDirectory = sqlDirectory.appendingPathComponent("postgresql", isDirectory: true)
+
+    /// The PostgreSQL server to test on, if any.
+    static let postgreSQLURL: String? = {
+        let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }()
+    static var engine: SQLEngine { postgreSQLURL == nil ? .sqlite : .postgresql }
 
     private(set) var directory: URL!
     var databasePath: String { directory.appendingPathComponent("test.sqlite").path }
+    /// This test's schema on PostgreSQL.
+    private(set) var schema: String?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("pushstore-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let url = Self.postgreSQLURL {
+            let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try PostgreSQLConnection(configuration: PostgreSQLConfiguration(url: url))
+                .execute("CREATE SCHEMA \(PostgreSQLConnection.quoteIdentifier(schema))")
+            self.schema = schema
+        }
     }
 
     override func tearDownWithError() throws {
         if let directory {
             try? FileManager.default.removeItem(at: directory)
         }
+        if let url = Self.postgreSQLURL, let schema {
+            try PostgreSQLConnection(configuration: PostgreSQLConfiguration(url: url))
+                .execute("DROP SCHEMA \(PostgreSQLConnection.quoteIdentifier(schema)) CASCADE")
+        }
         try super.tearDownWithError()
     }
 
-    /// A store on this test's database, migrated.
-    func makeStore(clock: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) throws -> SQLiteStore {
+    /// The SQL of the engine the suite runs on, for the few statements a test spells per engine.
+    func sql(sqlite: String, postgresql: String) -> String {
+        Self.engine == .sqlite ? sqlite : postgresql
+    }
+
+    /// Skips a test of SQLite's own machinery when the suite runs on PostgreSQL.
+    func requireSQLite(_ reason: String = "tests SQLite's own machinery") throws {
+        try XCTSkipIf(Self.engine != .sqlite, reason)
+    }
+
+    /// How this test's store connects to PostgreSQL.
+    var postgreSQLConfiguration: PostgreSQLConfiguration? {
+        Self.postgreSQLURL.map { PostgreSQLConfiguration(url: $0, schema: schema) }
+    }
+
+    /// A store on this test's database, migrated, on the engine the suite runs on.
+    func makeStore(clock: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) throws -> any StoreUnderTest {
+        if let configuration = postgreSQLConfiguration {
+            let store = PostgreSQLStore(configuration: configuration, clock: clock)
+            try store.migrate(directory: Self.postgreSQLDirectory)
+            return store
+        }
+        return try makeSQLiteStore(clock: clock)
+    }
+
+    /// A SQLite store on this test's database, migrated, for the tests of SQLite's machinery.
+    func makeSQLiteStore(clock: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) throws -> SQLiteStore {
         let store = try SQLiteStore(path: databasePath, clock: clock)
         try store.migrate(directory: Self.sqlDirectory)
         return store
     }
 
-    /// A second, raw connection to this test's database, for looking behind the store.
-    func openDatabase() throws -> Database {
+    /// A second, raw connection to this test's database, for looking behind the store. Its
+    /// SQL uses SQLite's placeholders on either engine.
+    func openDatabase() throws -> any SQLConnection {
+        if let configuration = postgreSQLConfiguration {
+            return try PostgreSQLConnection(configuration: configuration)
+        }
+        return try Database(path: databasePath)
+    }
+
+    /// A raw SQLite connection, for the tests of SQLite's machinery.
+    func openSQLiteDatabase() throws -> Database {
         try Database(path: databasePath)
     }
 
-    func count(_ table: String, in database: Database) throws -> Int64 {
+    func count(_ table: String, in database: some SQLConnection) throws -> Int64 {
         // Table names come from the tests themselves, never from input.
         try database.withStatement("SELECT count(*) FROM \(table)") { row in
             _ = try row.step()
@@ -88,4 +152,11 @@ final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+}
+
+/// Whether `error` is a constraint's refusal, in either engine's error type.
+func isConstraintViolation(_ error: Error) -> Bool {
+    if let error = error as? DatabaseError { return error.isConstraintViolation }
+    if let error = error as? PostgreSQLError { return error.isConstraintViolation }
+    return false
 }

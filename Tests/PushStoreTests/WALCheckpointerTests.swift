@@ -4,6 +4,12 @@ import XCTest
 @testable import PushStore
 
 final class WALCheckpointerTests: StoreTestCase {
+
+    // SQLite only: it tests SQLite's WAL checkpointer, which PostgreSQL does not use.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try requireSQLite()
+    }
     /// Four threads write without pause, as the Token Reporter benchmark does: the passes on
     /// the checkpointer's own connection never copy the last frame, so only the writer's pass
     /// lets the WAL start over. Past `restartFrames` it does, again and again, and the WAL
@@ -48,7 +54,7 @@ final class WALCheckpointerTests: StoreTestCase {
         XCTAssertNoThrow(try fresh.flushToDisk())
         try fresh.writeTransaction { try Self.insertRow(1, in: fresh) }
         XCTAssertNoThrow(try fresh.flushToDisk())
-        XCTAssertEqual(try count("pages", in: openDatabase()), 1)
+        XCTAssertEqual(try count("pages", in: openSQLiteDatabase()), 1)
     }
 
     // MARK: - Helpers
@@ -90,12 +96,12 @@ final class WALCheckpointerTests: StoreTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "the writers did not finish")
         checkpointer.stop()
         XCTAssertEqual(failures.withValue { $0 }, [])
-        XCTAssertEqual(try count("pages", in: openDatabase()), Int64(rows))
+        XCTAssertEqual(try count("pages", in: openSQLiteDatabase()), Int64(rows))
         return try walFileSize()
     }
 
     private func createTable() throws {
-        try openDatabase().execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+        try openSQLiteDatabase().execute("CREATE TABLE pages (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
     }
 
     /// A row of ~4,000 bytes: a page of its own in a 4 KiB-page database.

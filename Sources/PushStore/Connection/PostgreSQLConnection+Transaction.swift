@@ -1,0 +1,46 @@
+import Foundation
+
+extension PostgreSQLConnection {
+    /// Attempts of a write transaction that keeps meeting serialization failures. Generous:
+    /// eight threads rewriting the same ten accounts (the store's concurrency test) can
+    /// collide many times in a row; phones of a real fleet rarely share a row at all.
+    static let maximumWriteAttempts = 50
+
+    /// Runs `body` in a SERIALIZABLE write transaction: committed when it returns, rolled
+    /// back when it throws. SERIALIZABLE gives what SQLite's single writer gives the store's
+    /// look-then-write code (nothing comes between the look-up and the write); the price is
+    /// that PostgreSQL may refuse a transaction that raced another (40001, or 40P01 for a
+    /// deadlock), and then the whole of `body` runs again, after a short random pause.
+    public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+            } catch let error as PostgreSQLError where error.isSerializationFailure && attempt < Self.maximumWriteAttempts {
+                attempt += 1
+                // A random pause that grows with the attempts up to 20 ms, so that
+                // transactions that collided retry apart instead of colliding again.
+                usleep(UInt32.random(in: 0...min(20_000, 250 << UInt32(min(attempt, 10)))))
+            }
+        }
+    }
+
+    /// Runs `body` in a read-only transaction, so that several queries see one snapshot.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        try run(begin)
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            // A failed COMMIT has ended the transaction already; anything else left it open
+            // (aborted after a failed statement, or fine when `body` threw its own error).
+            if isInTransaction { try? run("ROLLBACK") }
+            throw error
+        }
+    }
+}
