@@ -14,10 +14,18 @@ enum DeviceTable {
         UPDATE devices SET reported_token = ?4, updated_at = ?5 WHERE id = ?1 AND app_id = ?2 AND token = ?3
         """
     // The platform comes from the app when it is registered and stays NULL otherwise.
-    private static let insertSQL = """
-        INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
-        VALUES (?1, ?2, ?3, (SELECT platform FROM apps WHERE id = ?1), ?4, ?4)
-        """
+    // PostgreSQL has no "last insert rowid" but the session's lastval(), a second round
+    // trip: there the INSERT returns the id itself.
+    private static let insertSQL = EngineSQL(
+        sqlite: """
+            INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
+            VALUES (?1, ?2, ?3, (SELECT platform FROM apps WHERE id = ?1), ?4, ?4)
+            """,
+        postgresql: """
+            INSERT INTO devices (app_id, token, reported_token, platform, created_at, updated_at)
+            VALUES (?1, ?2, ?3, (SELECT platform FROM apps WHERE id = ?1), ?4, ?4)
+            RETURNING id
+            """)
     // `IS DISTINCT FROM` (NULL-safe, and spelled alike by both engines) skips rows already
     // right, so re-adding an app does not rewrite all its devices.
     private static let setPlatformSQL = """
@@ -59,13 +67,15 @@ enum DeviceTable {
                 ofDevice: known, appID: appID, token: token, reportedToken: reportedToken, now: now, in: database)
             return known
         }
-        try database.withStatement(insertSQL) { statement in
+        let returned = try database.withStatement(insertSQL) { statement -> Int64? in
             try statement.bind(appID.rawValue, at: 1)
             try statement.bind(token.bytes, at: 2)
             try statement.bind(reportedToken, at: 3)
             try statement.bind(now, at: 4)
-            try statement.run()
+            // A row on PostgreSQL (RETURNING id); none on SQLite, whose step just runs it.
+            return try statement.step() ? statement.int64(0) : nil
         }
+        if let returned { return returned }
         return try database.lastInsertedID()
     }
 

@@ -35,6 +35,25 @@ enum OutboxTable {
         ORDER BY o.next_attempt_at
         LIMIT ?2
         """
+    // PostgreSQL claims in one statement: the due rows are locked as they are chosen, and
+    // rows another node's worker holds locked are skipped rather than waited for, so that
+    // workers on several nodes share the outbox without claiming a row twice. `attempts`
+    // comes back as it was before this claim, as `due` reads it.
+    private static let claimDueSQL = """
+        WITH due AS (
+            SELECT id, next_attempt_at FROM outbox
+            WHERE state = 'pending' AND next_attempt_at <= ?1
+            ORDER BY next_attempt_at
+            LIMIT ?2
+            FOR UPDATE SKIP LOCKED),
+        claimed AS (
+            UPDATE outbox AS o SET attempts = o.attempts + 1, next_attempt_at = ?3, claimed_until = ?3
+            FROM due WHERE o.id = due.id
+            RETURNING o.id, o.payload_id, o.attempts - 1 AS attempts, o.device_id, due.next_attempt_at AS due_at)
+        SELECT c.id, c.payload_id, c.attempts, c.device_id, d.app_id, d.token, d.sandbox, d.apns_topic
+        FROM claimed AS c JOIN devices AS d ON d.id = c.device_id
+        ORDER BY c.due_at, c.id
+        """
     // The lease end doubles as the next due time: a row whose worker dies comes back by
     // itself (see 0002_outbox.sql).
     private static let claimSQL = """
@@ -98,22 +117,48 @@ enum OutboxTable {
         try database.withStatement(dueSQL) { row in
             try row.bind(now, at: 1)
             try row.bind(limit, at: 2)
-            var rows: [DueRow] = []
-            rows.reserveCapacity(limit)
-            while try row.step() {
-                let id = row.int64(0)
-                let rawAppID = row.string(4)
-                guard let appID = rawAppID.flatMap({ AppID($0) }) else {
-                    throw StoredValueError(
-                        table: "devices", column: "app_id", value: rawAppID ?? "NULL", rowKey: "\(row.int64(3))")
-                }
-                rows.append(
-                    DueRow(
-                        id: id, payloadID: row.int64(1), attempts: row.int64(2), deviceID: row.int64(3), appID: appID,
-                        token: DeviceToken(bytes: row.blob(5) ?? []), sandbox: row.bool(6), apnsTopic: row.string(7)))
-            }
-            return rows
+            return try dueRows(row, limit: limit)
         }
+    }
+
+    /// Up to `limit` pending rows due at `now`, oldest first, each claimed until `until`
+    /// (see `claim`); their `attempts` as before this claim.
+    static func claimDue<Connection: SQLConnection>(limit: Int, now: Int64, until: Int64, in database: Connection)
+        throws -> [DueRow]
+    {
+        switch Connection.engine {
+        case .sqlite:
+            // One writer at a time: nothing can claim between the read and the updates.
+            let rows = try due(limit: limit, now: now, in: database)
+            for row in rows { try claim(id: row.id, until: until, in: database) }
+            return rows
+        case .postgresql:
+            return try database.withStatement(claimDueSQL) { row in
+                try row.bind(now, at: 1)
+                try row.bind(limit, at: 2)
+                try row.bind(until, at: 3)
+                return try dueRows(row, limit: limit)
+            }
+        }
+    }
+
+    /// The rows of `dueSQL` or `claimDueSQL`, which select the same columns.
+    private static func dueRows(_ row: some SQLRow, limit: Int) throws -> [DueRow] {
+        var rows: [DueRow] = []
+        rows.reserveCapacity(limit)
+        while try row.step() {
+            let id = row.int64(0)
+            let rawAppID = row.string(4)
+            guard let appID = rawAppID.flatMap({ AppID($0) }) else {
+                throw StoredValueError(
+                    table: "devices", column: "app_id", value: rawAppID ?? "NULL", rowKey: "\(row.int64(3))")
+            }
+            rows.append(
+                DueRow(
+                    id: id, payloadID: row.int64(1), attempts: row.int64(2), deviceID: row.int64(3), appID: appID,
+                    token: DeviceToken(bytes: row.blob(5) ?? []), sandbox: row.bool(6), apnsTopic: row.string(7)))
+        }
+        return rows
     }
 
     /// Counts an attempt of row `id` and leases it until `until`.

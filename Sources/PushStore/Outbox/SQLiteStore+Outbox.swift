@@ -38,13 +38,12 @@ extension SQLStore {
     public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
         guard limit > 0 else { return [] }
         return try write { database in
-            let rows = try OutboxTable.due(limit: limit, now: now, in: database)
+            let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, in: database)
             // A fan-out's rows share one payload: read and decode it once per claim, not per row.
             var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
             var deliveries: [OutboxDelivery] = []
             deliveries.reserveCapacity(rows.count)
             for row in rows {
-                try OutboxTable.claim(id: row.id, until: now + lease, in: database)
                 let payload: OutboxPayloadTable.Payload
                 if let known = payloads[row.payloadID] {
                     payload = known
