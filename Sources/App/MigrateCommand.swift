@@ -2,7 +2,7 @@ import ArgumentParser
 
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "migrate", abstract: "Apply pending schema migrations to PUSHGATE_DB.")
+        commandName: "migrate", abstract: "Apply pending schema migrations to PUSHGATE_DB (or PUSHGATE_DATABASE_URL).")
 
     @OptionGroup var global: GlobalOptions
 
@@ -10,7 +10,7 @@ struct MigrateCommand: ParsableCommand {
         let runtime = try Runtime(global)
         let applied = try runtime.migrate()
         if applied.isEmpty {
-            print("schema is up to date (\(runtime.configuration.database))")
+            print("schema is up to date (\(runtime.databaseDescription))")
         } else {
             for name in applied { print("applied \(name)") }
         }

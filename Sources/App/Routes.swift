@@ -21,7 +21,7 @@ struct RouteServices: Sendable {
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
 enum Routes {
-    static func router(store: SQLiteStore, services: RouteServices) -> Router {
+    static func router(store: any Store, services: RouteServices) -> Router {
         let reporter = TokenReporter(apps: store, accounts: store)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)

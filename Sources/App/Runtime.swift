@@ -1,11 +1,19 @@
 import Foundation
 import Logging
+import PushCore
 import PushStore
+
+/// Every store protocol: what a command gets from `Runtime.openStore`, on either engine.
+typealias Store = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
+    & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore
 
 /// What a command needs to start: the effective configuration, a logger, and the store.
 struct Runtime {
     let configuration: Configuration
     let logger: Logger
+    /// The process's one PostgreSQL store when PUSHGATE_DATABASE_URL is set: every thread
+    /// shares it, and its pool holds the process's connections. It connects when first used.
+    let postgreSQLStore: PostgreSQLStore?
 
     init(_ options: GlobalOptions, label: String = "pushgate") throws {
         let environment = ProcessInfo.processInfo.environment
@@ -14,6 +22,9 @@ struct Runtime {
         }
         let (configuration, warnings) = try Configuration.load(file: file, environment: environment)
         self.configuration = configuration
+        postgreSQLStore = configuration.databaseURL.map { url in
+            PostgreSQLStore(configuration: PostgreSQLConfiguration(url: url, poolSize: configuration.databasePoolSize))
+        }
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
         var logger = Logger(label: label)
@@ -47,17 +58,36 @@ struct Runtime {
         throw CommandFailure("cannot find the schema migrations (sql/0001_initial.sql); set PUSHGATE_SQL_DIR")
     }
 
-    /// Applies pending migrations, returning the names of those applied now.
+    /// Applies pending migrations, returning the names of those applied now. PostgreSQL's
+    /// are the `postgresql/` folder of the migrations directory.
     @discardableResult
     func migrate() throws -> [String] {
-        try openStore(migrating: false).migrate(directory: migrationsDirectory())
+        if let postgreSQLStore {
+            return try postgreSQLStore.migrate(directory: migrationsDirectory().appendingPathComponent("postgresql"))
+        }
+        return try openSQLiteStore(migrating: false).migrate(directory: migrationsDirectory())
     }
 
-    /// A store on its own connection, with the schema brought up to date first. Stores of one
-    /// process share `writer` (see `openWriter`), so their writes are committed in batches on
-    /// one connection; without one, a store writes on its own connection.
+    /// The database the commands use, for messages (never the PostgreSQL password).
+    var databaseDescription: String {
+        configuration.databaseURL.map { "PostgreSQL " + Configuration.hidingPassword($0) } ?? configuration.database
+    }
+
+    /// The store, with the schema brought up to date first: PostgreSQL's shared one when
+    /// PUSHGATE_DATABASE_URL is set, otherwise a SQLite store on its own connection.
+    func openStore(migrating: Bool = true) throws -> any Store {
+        if let postgreSQLStore {
+            if migrating { try migrate() }
+            return postgreSQLStore
+        }
+        return try openSQLiteStore(migrating: migrating)
+    }
+
+    /// A SQLite store on its own connection, with the schema brought up to date first. Stores
+    /// of one process share `writer` (see `openWriter`), so their writes are committed in
+    /// batches on one connection; without one, a store writes on its own connection.
     /// `autoCheckpoint: false` is for `serve`, whose `WALCheckpointer` does them instead.
-    func openStore(migrating: Bool = true, writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true) throws
+    func openSQLiteStore(migrating: Bool = true, writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true) throws
         -> SQLiteStore
     {
         try makeParentDirectory(of: configuration.database)

@@ -30,20 +30,30 @@ struct ServeCommand: ParsableCommand {
                 socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
                 threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes))
         logger.info(
-            "serving on \(configuration.socket) with \(configuration.threads) threads, database \(configuration.database)")
+            "serving on \(configuration.socket) with \(configuration.threads) threads, database \(runtime.databaseDescription)")
         // Each responder thread gets its own database connection to read on: WAL lets the
         // readers run in parallel. Their writes go to the one shared writer.
         // nginx closes its side when a client goes away mid-request; writing the answer must
         // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
-        // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
-        let writer = try runtime.openWriter(autoCheckpoint: false)
-        let openStore = { try runtime.openStore(migrating: false, writer: writer, autoCheckpoint: false) }
-        let checkpointer = WALCheckpointer(store: try openStore(), writer: writer) { error in
-            logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
+        let openStore: () throws -> any Store
+        let checkpointer: WALCheckpointer?
+        if let postgreSQLStore = runtime.postgreSQLStore {
+            // PostgreSQL: one store for every thread, over the process's pool; each write is a
+            // short transaction of its own, and the server checkpoints by itself.
+            openStore = { postgreSQLStore }
+            checkpointer = nil
+        } else {
+            // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
+            let writer = try runtime.openWriter(autoCheckpoint: false)
+            let openSQLiteStore = { try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false) }
+            checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
+                logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
+            }
+            checkpointer?.start()
+            openStore = { try openSQLiteStore() }
         }
-        checkpointer.start()
         let deliveryStore = try openStore()
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(
@@ -57,7 +67,7 @@ struct ServeCommand: ParsableCommand {
             outbox.stop()
             delivery.shutdown()
             events.drain()
-            checkpointer.stop()
+            checkpointer?.stop()
         }
         let services = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() })

@@ -24,6 +24,13 @@ final class PushgateInstance {
     var isServing: Bool { serve?.isRunning ?? false }
     private var nginx: NginxProcess?
     private let extraEnvironment: [String: String]
+    /// With PUSHGATE_TEST_DATABASE_URL set, the instance stores in PostgreSQL instead of
+    /// SQLite: in a schema of its own (made by psql), dropped by `stop()`.
+    private let postgreSQLSchema: String?
+    private static let postgreSQLTestURL: String? = {
+        let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
+        return url.isEmpty ? nil : url
+    }()
 
     init(environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-it-\(UUID().uuidString.prefix(8))")
@@ -34,6 +41,26 @@ final class PushgateInstance {
         socket = directory.appendingPathComponent("run/pushgate.sock").path
         database = directory.appendingPathComponent("pushgate.sqlite").path
         extraEnvironment = environment
+        if Self.postgreSQLTestURL != nil {
+            let schema = "it_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            postgreSQLSchema = schema
+            try psql("CREATE SCHEMA \(schema)")
+        } else {
+            postgreSQLSchema = nil
+        }
+    }
+
+    /// The URL `pushgate` gets: the test server's, with this instance's schema first on the
+    /// search path (libpq's `options`).
+    var postgreSQLURL: String? {
+        guard let base = Self.postgreSQLTestURL, let postgreSQLSchema else { return nil }
+        return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + postgreSQLSchema
+    }
+
+    private func psql(_ command: String) throws {
+        guard let url = Self.postgreSQLTestURL else { return }
+        let output = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", command])
+        guard output.status == 0 else { throw Failure("psql \(command) failed: \(output.stderr)") }
     }
 
     var environment: [String: String] {
@@ -42,6 +69,7 @@ final class PushgateInstance {
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_SQL_DIR"] = Self.repository.appendingPathComponent("sql").path
         environment["PUSHGATE_THREADS"] = "8"
+        if let postgreSQLURL { environment["PUSHGATE_DATABASE_URL"] = postgreSQLURL }
         for (key, value) in extraEnvironment { environment[key] = value }
         return environment
     }
@@ -84,6 +112,8 @@ final class PushgateInstance {
         }
         nginx = nil
         serve = nil
+        // XCTest may keep a test's instance alive until the run ends: the schema goes now.
+        if let postgreSQLSchema { try? psql("DROP SCHEMA IF EXISTS \(postgreSQLSchema) CASCADE") }
     }
 
     deinit {

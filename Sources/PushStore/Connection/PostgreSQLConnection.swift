@@ -66,6 +66,7 @@ public final class PostgreSQLConnection {
             SET statement_timeout = \(configuration.statementTimeoutMilliseconds);
             SET idle_in_transaction_session_timeout = \(configuration.idleInTransactionTimeoutMilliseconds);
             SET TIME ZONE 'UTC';
+            SET client_min_messages = warning;
             """
         if let schema = configuration.schema {
             script += " SET search_path = \(Self.quoteIdentifier(schema));"
