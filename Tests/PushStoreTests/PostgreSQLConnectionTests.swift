@@ -69,6 +69,36 @@ final class PostgreSQLConnectionTests: StoreTestCase {
         XCTAssertEqual(value, 1)
     }
 
+    /// The same SQL used inside its own use gets a one-off statement, so that the outer one's
+    /// row survives; the one-off is freed on the server afterwards.
+    func testTheSameSQLNestedIsAOneOffFreedAfterwards() throws {
+        let connection = try connection()
+        func prepared() throws -> Int64 {
+            try connection.withStatement("SELECT count(*) FROM pg_prepared_statements") { row in
+                _ = try row.step()
+                return row.int64(0)
+            }
+        }
+        let sql = "SELECT ?"
+        try connection.withStatement(sql) { row in
+            try row.bind(0, at: 1)
+            try row.run()
+        }
+        _ = try prepared()
+        let before = try prepared()
+        try connection.withStatement(sql) { outer in
+            try outer.bind(1, at: 1)
+            XCTAssertTrue(try outer.step())
+            try connection.withStatement(sql) { inner in
+                try inner.bind(2, at: 1)
+                XCTAssertTrue(try inner.step())
+                XCTAssertEqual(inner.int64(0), 2)
+            }
+            XCTAssertEqual(outer.int64(0), 1, "the outer statement's row survives")
+        }
+        XCTAssertEqual(try prepared(), before)
+    }
+
     func testAWriteTransactionRollsBackWhenItsBodyThrows() throws {
         let connection = try connection()
         try connection.execute("CREATE TABLE t (x BIGINT)")

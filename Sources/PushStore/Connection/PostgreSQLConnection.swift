@@ -132,6 +132,7 @@ public final class PostgreSQLConnection {
     /// the cache when possible, and resets it afterwards.
     public func withStatement<T>(_ sql: String, _ body: (PostgreSQLStatement) throws -> T) throws -> T {
         let statement: PostgreSQLStatement
+        var isOneOff = false
         switch statements[sql] {
         case let cached? where !cached.isInUse:
             statement = cached
@@ -139,13 +140,16 @@ public final class PostgreSQLConnection {
             statement = PostgreSQLStatement(connection: self, sql: sql)
             statements[sql] = statement
         case _?:
-            // The same SQL is being stepped further up the stack: a one-off with its own name.
+            // The same SQL is being stepped further up the stack: a one-off with its own name,
+            // freed on the server afterwards.
             statement = PostgreSQLStatement(connection: self, sql: sql)
+            isOneOff = true
         }
         statement.isInUse = true
         defer {
             statement.reset()
             statement.isInUse = false
+            if isOneOff { statement.deallocatePrepared() }
         }
         return try body(statement)
     }

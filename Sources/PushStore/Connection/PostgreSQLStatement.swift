@@ -187,6 +187,15 @@ public final class PostgreSQLStatement {
         }
     }
 
+    /// Frees this statement's prepared names on the server: for a one-off statement, which
+    /// the connection does not keep (a cached one lives as long as its session).
+    func deallocatePrepared() {
+        for name in preparedNames.values {
+            try? connection.execute("DEALLOCATE \(PostgreSQLConnection.quoteIdentifier(name))")
+        }
+        preparedNames = [:]
+    }
+
     /// Forgets the names prepared on a connection that was reset (the server forgot them).
     func forgetPrepared() {
         reset()
