@@ -61,7 +61,13 @@ struct ServeCommand: ParsableCommand {
             providerTokenArchive: try openStore(), logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
-        let outbox = OutboxWorker(store: deliveryStore, deliverer: delivery.router, logger: logger)
+        // On PostgreSQL several nodes may deliver from one outbox: a starting worker must not
+        // take back claims that may be another live node's; a dead node's rows come back when
+        // their lease runs out.
+        let outbox = OutboxWorker(
+            store: deliveryStore, deliverer: delivery.router,
+            configuration: OutboxWorkerConfiguration(releaseClaimsOnStart: runtime.postgreSQLStore == nil),
+            logger: logger)
         outbox.start()
         defer {
             outbox.stop()
