@@ -99,6 +99,89 @@ final class PostgreSQLConnectionTests: StoreTestCase {
         XCTAssertEqual(try prepared(), before)
     }
 
+    /// PostgreSQL's text cannot hold NUL (SQLite's can): the server refuses it, rather than
+    /// the string ending silently at the NUL.
+    func testANulInTextIsRefusedNotCut() throws {
+        let connection = try connection()
+        XCTAssertThrowsError(try connection.withStatement("SELECT ?") { row in
+            try row.bind("before\u{0}after", at: 1)
+            _ = try row.step()
+        }) { error in
+            XCTAssertEqual((error as? PostgreSQLError)?.sqlState, "22021", "\(error)")
+        }
+    }
+
+    /// A session killed inside a write transaction fails it: nothing it wrote is committed,
+    /// and its later statements are not run on a fresh session outside the transaction.
+    func testAConnectionLostMidTransactionCommitsNothing() throws {
+        let victim = try connection()
+        let admin = try connection()
+        try victim.execute("CREATE TABLE t (x BIGINT)")
+        let pid = try victim.withStatement("SELECT pg_backend_pid()") { row in
+            _ = try row.step()
+            return row.int64(0)
+        }
+        func insert(_ value: Int64) throws {
+            try victim.withStatement("INSERT INTO t VALUES (?)") { row in
+                try row.bind(value, at: 1)
+                try row.run()
+            }
+        }
+        XCTAssertThrowsError(
+            try victim.writeTransaction {
+                try insert(1)
+                try admin.withStatement("SELECT pg_terminate_backend(CAST(? AS integer))") { row in
+                    try row.bind(pid, at: 1)
+                    try row.run()
+                }
+                // Until the server has ended the session (polled; no time is asserted).
+                for _ in 0..<1000 {
+                    let alive = try admin.withStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?") { row in
+                        try row.bind(pid, at: 1)
+                        _ = try row.step()
+                        return row.int64(0)
+                    }
+                    if alive == 0 { break }
+                    usleep(10_000)
+                }
+                XCTAssertThrowsError(try insert(2), "the session is gone")
+                // Caught or not, what follows must fail too, not run on a fresh session.
+                try insert(3)
+            }) { error in
+                XCTAssertEqual((error as? PostgreSQLError)?.sqlState, "08006", "\(error)")
+            }
+        XCTAssertEqual(try count("t", in: admin), 0)
+    }
+
+    /// Outside a transaction a broken session is replaced: the statement that finds it gone
+    /// fails, the next one reconnects and prepares its statement again.
+    func testAConnectionLostBetweenStatementsReconnects() throws {
+        let victim = try connection()
+        let admin = try connection()
+        func backend() throws -> Int64 {
+            try victim.withStatement("SELECT pg_backend_pid()") { row in
+                _ = try row.step()
+                return row.int64(0)
+            }
+        }
+        let pid = try backend()
+        try admin.withStatement("SELECT pg_terminate_backend(CAST(? AS integer))") { row in
+            try row.bind(pid, at: 1)
+            try row.run()
+        }
+        for _ in 0..<1000 {
+            let alive = try admin.withStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?") { row in
+                try row.bind(pid, at: 1)
+                _ = try row.step()
+                return row.int64(0)
+            }
+            if alive == 0 { break }
+            usleep(10_000)
+        }
+        XCTAssertThrowsError(try backend(), "the session is gone")
+        XCTAssertNotEqual(try backend(), pid, "a new session")
+    }
+
     func testAWriteTransactionRollsBackWhenItsBodyThrows() throws {
         let connection = try connection()
         try connection.execute("CREATE TABLE t (x BIGINT)")

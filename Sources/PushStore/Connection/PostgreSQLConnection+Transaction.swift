@@ -32,6 +32,8 @@ extension PostgreSQLConnection {
 
     private func transaction<T>(begin: String, _ body: () throws -> T) throws -> T {
         try run(begin)
+        isInsideTransaction = true
+        defer { isInsideTransaction = false }
         do {
             let result = try body()
             try run("COMMIT")

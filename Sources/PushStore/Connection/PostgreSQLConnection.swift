@@ -12,6 +12,9 @@ public final class PostgreSQLConnection {
     private var statementCount = 0
     /// Rows the last INSERT, UPDATE or DELETE changed (`PQcmdTuples`).
     public internal(set) var changes = 0
+    /// Set by the transaction helpers between BEGIN and its end: a connection that broke
+    /// inside a transaction must fail the rest of it, not reconnect and run it in autocommit.
+    var isInsideTransaction = false
 
     /// Connects, then sets the session's timeouts and search path.
     public init(configuration: PostgreSQLConfiguration) throws {
@@ -88,6 +91,10 @@ public final class PostgreSQLConnection {
     /// network): the statements it had prepared are gone with the old session.
     func liveHandle() throws -> OpaquePointer {
         if PQstatus(handle) != CONNECTION_OK {
+            guard !isInsideTransaction else {
+                throw PostgreSQLError(
+                    sqlState: "08006", message: "the connection broke inside a transaction, which is lost", sql: nil)
+            }
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgreSQLError(result: nil, connection: handle, sql: nil)

@@ -5,8 +5,10 @@ import CLibPQ
 /// sends the bound values (PQexecPrepared) and keeps the whole result; later steps read it.
 ///
 /// Every value is bound with its type (int8, text, bytea), so that PostgreSQL never has to
-/// guess one from context; booleans are bound as int8 0/1, as the schema stores them. Text
-/// and integers go as text, bytea as binary; results come back as text.
+/// guess one from context; booleans are bound as int8 0/1, as the schema stores them.
+/// Integers go in the text format; text and bytea in the binary one, with their length, so
+/// that a NUL inside a string reaches the server (which refuses it) instead of silently
+/// ending the string. Results come back as text.
 public final class PostgreSQLStatement {
     /// A bound value: its type and its bytes (NUL-terminated for the text format).
     private struct Parameter {
@@ -74,7 +76,7 @@ public final class PostgreSQLStatement {
     }
 
     public func bind(_ value: String, at index: Int32) throws {
-        try set(Parameter(type: Self.textType, bytes: textBytes(value), isBinary: false), at: index)
+        try set(Parameter(type: Self.textType, bytes: Array(value.utf8), isBinary: true), at: index)
     }
 
     public func bind(_ value: [UInt8], at index: Int32) throws {
@@ -131,6 +133,8 @@ public final class PostgreSQLStatement {
     }
 
     private func execute() throws {
+        // First: reconnecting forgets the names this session had prepared.
+        let handle = try connection.liveHandle()
         let types = parameters.map(\.type)
         let name = try preparedName(for: types)
         let count = parameters.count
@@ -150,7 +154,6 @@ public final class PostgreSQLStatement {
             lengths[index] = Int32(bytes.count)
             formats[index] = parameter.isBinary ? 1 : 0
         }
-        let handle = try connection.liveHandle()
         let executed = name.withCString { name in
             PQexecPrepared(handle, name, Int32(count), values, lengths, formats, 0)
         }

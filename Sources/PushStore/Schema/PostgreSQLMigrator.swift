@@ -71,6 +71,8 @@ public enum PostgreSQLMigrator {
             do {
                 // Not SERIALIZABLE with retries: DDL under the advisory lock races nothing.
                 try connection.run("BEGIN")
+                connection.isInsideTransaction = true
+                defer { connection.isInsideTransaction = false }
                 do {
                     try connection.execute(script)
                     try connection.withStatement(recordSQL) {
