@@ -151,6 +151,17 @@ final class BeamsTests: XCTestCase {
         XCTAssertTrue(body(crossed)?.objectValue?["description"]?.stringValue?.contains("registered as FCM") ?? false)
     }
 
+    func testTokensWithControlCharactersAreRefused() throws {
+        store.apps = [ios, android]
+        for (type, token) in [("fcm", #"iid:APA91b\u0000x"#), ("gcm", #"iid:APA91b\nx"#), ("fcm", #"iid:APA91b\u007fx"#), ("apns", #"00\u0000"#)] {
+            let response = clientAPI.handle(
+                json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"\#(type)","token":"\#(token)"}"#))
+            XCTAssertEqual(response.status, 400, token)
+            XCTAssertEqual(body(response)?.objectValue?["error"], .string("Bad request"))
+        }
+        XCTAssertTrue(store.clients.isEmpty)
+    }
+
     func testAPlatformWithNoAppBehindTheKeyIsRefusedNamingIt() throws {
         let response = clientAPI.handle(
             json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"fcm","token":"iid:APA91b_x"}"#))

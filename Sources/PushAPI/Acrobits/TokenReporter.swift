@@ -86,7 +86,8 @@ public struct TokenReporter: RequestHandler {
         let platform = try apps.platform(of: appID)
         guard let token = ReportedToken.token(tokenText.trimmingASCIIWhitespace(), platform: platform) else {
             throw ReporterError.invalidValue(
-                field: tokenField, reason: "\(ReportedToken.refusal(for: platform))\(platform == nil ? "" : " for \(appID)")")
+                field: tokenField,
+                reason: ReportedToken.refusal(for: platform) + (platform == nil ? "" : " for \(appID)"))
         }
         return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
     }

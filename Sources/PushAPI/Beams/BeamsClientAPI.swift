@@ -48,9 +48,10 @@ public struct BeamsClientAPI: RequestHandler {
         }
         // The iOS and Android SDKs share the instance id: the platform picks the app.
         guard let app = instance.app(for: type.platform) else {
+            let present = instance.apps.map { Self.name($0.platform) }.joined(separator: " and ")
             throw BeamsError.invalidField(
                 "This instance has no \(Self.name(type.platform)) app: platform_type \(type.rawValue) cannot register "
-                    + "under it (its apps are \(instance.apps.map { Self.name($0.platform) }.joined(separator: " and "))).")
+                    + "under it (its apps are \(present)).")
         }
         let token = try Self.token(text, type: type, app: app)
         let id = try identifiers.uuid()

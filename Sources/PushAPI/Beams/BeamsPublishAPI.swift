@@ -39,10 +39,9 @@ public struct BeamsPublishAPI: RequestHandler {
             // one without a half is skipped (Beams publishes to iOS only, or Android only).
             let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
             guard !apps.isEmpty else {
-                let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }
-                let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }
-                throw BeamsError.unprocessable(
-                    "This instance's devices use \(names.joined(separator: " and ")): the publish needs \(halves.joined(separator: " or ")) payload.")
+                let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }.joined(separator: " and ")
+                let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }.joined(separator: " or ")
+                throw BeamsError.unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
             }
             let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
             let queued = try store.publishToInterests(

@@ -18,7 +18,8 @@ struct InterestName {
             let why: String
             switch self {
             case .empty: why = "it is empty"
-            case .tooLong(let count): why = "it has \(count) characters, over the limit of \(InterestName.maximumLength)"
+            case .tooLong(let count):
+                why = "it has \(count) characters, over the limit of \(InterestName.maximumLength)"
             case .hyphen: why = "the hyphen (-) is reserved for prefixes such as private-"
             case .character(let scalar): why = "\(Self.show(scalar)) is not allowed"
             }
