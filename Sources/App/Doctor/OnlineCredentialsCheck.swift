@@ -28,7 +28,9 @@ struct OnlineCredentialsCheck {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             let lines = text.split(separator: "\n").map(String.init)
-            let last = lines.last(where: { !$0.isEmpty }) ?? "(no output)"
+            // Its verdict is its last line; ArgumentParser prefixes a failure with "Error: ".
+            var last = lines.last(where: { !$0.isEmpty }) ?? "(no output)"
+            if last.hasPrefix("Error: ") { last.removeFirst("Error: ".count) }
             if process.terminationStatus == 0 {
                 return .ok(subject, last)
             }

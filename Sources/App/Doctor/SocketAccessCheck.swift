@@ -56,9 +56,11 @@ struct SocketAccessCheck {
 
     private func closedDirectory(_ directory: String, _ info: stat) -> String {
         let group = UserIdentity.groupName(of: info.st_gid)
-        return "\(worker.name) (nginx's workers) cannot pass through \(directory) (mode \(Self.octal(info.st_mode)), "
-            + "\(Self.owners(info))), so nginx answers 502 to every request: `chmod o+x \(directory)`, "
-            + "or `chmod g+x \(directory)` and add \(worker.name) to group \(group)"
+        let start = "\(worker.name) (nginx's workers) cannot pass through \(directory) (mode \(Self.octal(info.st_mode)), "
+            + "\(Self.owners(info))), so nginx answers 502 to every request: `chmod o+x \(directory)`"
+        // Joining root's group is no advice to give.
+        guard info.st_gid != 0 else { return start }
+        return start + ", or `chmod g+x \(directory)` and add \(worker.name) to group \(group)"
     }
 
     static func octal(_ mode: mode_t) -> String {
