@@ -92,6 +92,47 @@ final class PackagingTests: XCTestCase {
         XCTAssertEqual(migrate.status, 0, migrate.stderr)
         XCTAssertTrue(migrate.stdout.contains("applied 0001_initial.sql"), migrate.stdout)
         XCTAssertTrue(migrate.stderr.isEmpty, "the config has an unknown key: \(migrate.stderr)")
+
+        // The staged doctor finds the template installed beside it and judges the staged site
+        // include current; the socket does not exist here (no serve), which it says.
+        let doctor = try run(
+            staged("/usr/local/bin/pushgate"), ["doctor", "--nginx-conf", staged("/etc/nginx/conf.d/pushgate.conf")],
+            environment: ["PUSHGATE_CONFIG": staged("/etc/pushgate/pushgate.conf"), "PUSHGATE_DB": database, "PUSHGATE_SQL_DIR": ""])
+        XCTAssertEqual(doctor.status, 1, doctor.stdout)
+        XCTAssertTrue(doctor.stdout.contains("ok   configuration: \(staged("/etc/pushgate/pushgate.conf")) parses"), doctor.stdout)
+        XCTAssertTrue(
+            doctor.stdout.contains("ok   database: \(database) opens; schema is current (\(sqlCount) migrations, from \(staged("/usr/local/share/pushgate/sql")))"),
+            doctor.stdout)
+        XCTAssertTrue(
+            doctor.stdout.contains(
+                "ok   nginx: \(staged("/etc/nginx/conf.d/pushgate.conf")) matches this version's template and passes requests to /run/pushgate/pushgate.sock"),
+            doctor.stdout)
+        XCTAssertTrue(doctor.stdout.contains("FAIL socket: "), doctor.stdout)
+    }
+
+    private var sqlCount: Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)) ?? [])
+            .filter { $0.hasSuffix(".sql") }.count
+    }
+
+    /// The installed site include is valid nginx: `nginx -t` with it in an `http { }` block.
+    func testTheSiteIncludePassesNginxsOwnCheck() throws {
+        XCTAssertEqual(try install().status, 0)
+        let main = root.appendingPathComponent("nginx-main.conf")
+        try """
+            pid \(root.path)/nginx.pid;
+            error_log \(root.path)/error.log;
+            events {}
+            http {
+                include /etc/nginx/mime.types;
+                client_body_temp_path \(root.path)/body;
+                fastcgi_temp_path \(root.path)/fastcgi;
+                include \(staged("/etc/nginx/conf.d/pushgate.conf"));
+            }
+            """.write(to: main, atomically: true, encoding: .utf8)
+        let test = try run("/usr/sbin/nginx", ["-t", "-p", root.path + "/", "-c", main.path, "-e", root.appendingPathComponent("error.log").path])
+        XCTAssertEqual(test.status, 0, test.stderr)
+        XCTAssertTrue(test.stderr.contains("test is successful"), test.stderr)
     }
 
     func testASecondInstallKeepsTheConfigAndTheOldSiteInclude() throws {
