@@ -87,5 +87,10 @@ final class DatabaseCheckTests: XCTestCase {
         XCTAssertTrue(
             outcome.findings.contains { $0.verdict == .problem && $0.message.contains("\(path)-shm belongs to root") },
             "\(outcome.findings)")
+        // And doctor itself runs as another user than the database's owner.
+        XCTAssertTrue(
+            outcome.findings.contains {
+                $0.verdict == .warning && $0.message.contains("doctor runs as root, the database belongs to nobody")
+            }, "\(outcome.findings)")
     }
 }

@@ -79,6 +79,14 @@ struct DatabaseCheck {
     private func ownershipFindings() -> [DoctorFinding] {
         guard let owner = FileOwner(path: path) else { return [] }
         var findings: [DoctorFinding] = []
+        let me = geteuid()
+        if me != owner.uid {
+            findings.append(
+                .warning(
+                    "database",
+                    "doctor runs as \(UserIdentity.name(of: me)), the database belongs to \(owner.userName): run it as "
+                        + "\(owner.userName) (sudo -u \(owner.userName) …) to check what serve can do"))
+        }
         for suffix in ["-wal", "-shm"] {
             let companion = path + suffix
             guard let other = FileOwner(path: companion), other.uid != owner.uid else { continue }
