@@ -5,7 +5,7 @@ import XCTest
 /// with the path it looked at, instead of working on a new, empty one.
 final class MissingDatabaseTests: XCTestCase {
     func testCommandsStopWithThePathAndCreateNothing() throws {
-        let pushgate = try PushgateInstance()
+        let pushgate = try PushgateInstance(migrated: false)
         let commands: [[String]] = [
             ["apps", "list"], ["tokens", "list"], ["keys", "add", "pbx-1"], ["keys", "list"], ["users", "list"],
             ["outbox", "status"], ["send", "--app", "com.example.app", "--token", String(repeating: "a1", count: 32), "--alert", "x"],
@@ -31,7 +31,7 @@ final class MissingDatabaseTests: XCTestCase {
     /// The default PUSHGATE_DB is relative: run from another directory, the message says
     /// which directory it was taken from.
     func testARelativePathIsShownWithTheDirectoryItWasTakenFrom() throws {
-        let pushgate = try PushgateInstance(environment: ["PUSHGATE_DB": "var/pushgate.sqlite"])
+        let pushgate = try PushgateInstance(environment: ["PUSHGATE_DB": "var/pushgate.sqlite"], migrated: false)
         let process = Process()
         process.executableURL = PushgateInstance.executable
         process.arguments = ["apps", "list"]
