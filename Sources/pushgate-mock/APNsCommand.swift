@@ -8,6 +8,7 @@ struct APNsCommand: ParsableCommand {
         commandName: "apns", abstract: "Mock APNs: HTTP/2 over TLS, POST /3/device/<token>.")
 
     @OptionGroup var server: ServerOptions
+    @OptionGroup var failures: FaultOptions
 
     @Option(help: "Team id provider tokens must name as iss (default: the fixture's, TEAM123456).")
     var teamID: String?
@@ -53,6 +54,13 @@ struct APNsCommand: ParsableCommand {
 
         TerminationSignals.block()
         let apns = try MockAPNs(configuration: configuration)
+        for (fault, count, token) in try failures.faults() {
+            if let token {
+                apns.inject(fault, forToken: token)
+            } else {
+                apns.inject(fault, forNext: count ?? 1)
+            }
+        }
         say("listening on \(configuration.host):\(apns.port)")
         let signal = TerminationSignals.wait()
         apns.shutdown()

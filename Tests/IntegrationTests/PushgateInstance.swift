@@ -25,7 +25,9 @@ final class PushgateInstance {
     private var nginx: NginxProcess?
     private let extraEnvironment: [String: String]
 
-    init(environment: [String: String] = [:]) throws {
+    /// `migrated`: the database is created first, as `scripts/run` does before an operator
+    /// runs a command (only `migrate` and `serve` create one).
+    init(environment: [String: String] = [:], migrated: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The folder must be traversable by nginx's worker user to reach the socket.
@@ -34,6 +36,10 @@ final class PushgateInstance {
         socket = directory.appendingPathComponent("run/pushgate.sock").path
         database = directory.appendingPathComponent("pushgate.sqlite").path
         extraEnvironment = environment
+        if migrated {
+            let migrate = try cli(["migrate"])
+            guard migrate.status == 0 else { throw Failure("pushgate migrate failed: \(migrate.stderr)") }
+        }
     }
 
     var environment: [String: String] {
