@@ -101,7 +101,7 @@ final class DoctorCommandTests: XCTestCase {
 
         // The environment wins over the file: a deployment whose PUSHGATE_DB names nothing.
         let missing = pushgate.directory.appendingPathComponent("elsewhere/none.sqlite").path
-        let elsewhere = try PushgateInstance(environment: ["PUSHGATE_DB": missing])
+        let elsewhere = try PushgateInstance(environment: ["PUSHGATE_DB": missing], migrated: false)
         let noDatabase = try elsewhere.cli(
             ["doctor", "--nginx-user", "nobody", "--nginx-conf", pushgate.directory.appendingPathComponent("nginx/pushgate.conf").path])
         XCTAssertEqual(noDatabase.status, 1)
