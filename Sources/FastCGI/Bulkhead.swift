@@ -112,11 +112,13 @@ final class Bulkhead<Job>: @unchecked Sendable {
     @discardableResult
     func submit(_ job: Job) -> Verdict {
         condition.lock()
-        let waiting = queue.count - head
+        // Queued jobs that idle threads are about to take do not wait: only those beyond the
+        // threads count against the queue.
+        let waiting = running + (queue.count - head) - limits.threads
         let verdict: Verdict
         if stopping || !started {
             verdict = .refused(.stopped)
-        } else if running + waiting < limits.threads {
+        } else if waiting < 0 {
             verdict = .runs
         } else if waiting < limits.queueLimit {
             verdict = .waits(ahead: waiting)
