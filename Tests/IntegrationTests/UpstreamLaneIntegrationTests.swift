@@ -157,9 +157,13 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         XCTAssertEqual(sends.returned, 0, "refused while the lane's thread was still held")
         XCTAssertEqual(fcm.sendRequests.count, 1, "the refused sends never reached the upstream")
 
+        // Each request's line is written just after its answer is sent.
+        try waitUntil("the three refusals' lines are in serve's log") {
+            pushgate.serveLog.components(separatedBy: "the upstream lane had no room").count - 1 >= 3
+        }
         let log = pushgate.serveLog
         XCTAssertEqual(log.components(separatedBy: "the upstream lane is full").count - 1, 1, log)
-        XCTAssertTrue(log.contains("the upstream lane had no room"), log)
+        XCTAssertEqual(log.components(separatedBy: "the upstream lane had no room").count - 1, 3, log)
 
         assertSent(sends.all()[slow], slow)
         // The lane keeps up again: a send goes through, and the episode's end is logged.
