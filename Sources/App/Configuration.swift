@@ -18,10 +18,12 @@ public struct Configuration: Sendable {
     public var maxBodyBytes = 1_048_576
     /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own
     /// apart from `threads`, so that however slow the upstream, the responder threads stay free
-    /// for token reports, the other dialects and /healthz. 16: each send is one concurrent
-    /// batch over the shared HTTP/2 connections, so 16 multisends of 1,000 keep 16,000 pushes
-    /// in flight; each thread holds a database connection.
-    public var upstreamLaneThreads = 16
+    /// for token reports, the other dialects and /healthz. 32: more sends at once than the 24
+    /// responder threads that used to carry them (24 single sends to an APNs answering in 10 s
+    /// all run at once); each thread holds a database connection. A multisend is one batch of
+    /// up to 5,000 pushes, and the engine's HTTP/2 streams (1,000 per connection) bound what
+    /// reaches the upstream at once anyway.
+    public var upstreamLaneThreads = 32
     /// Sends that may wait for a lane thread; one more is answered "Push service busy" at once.
     /// A waiting send holds an nginx connection and a socket, no thread.
     public var upstreamLaneQueue = 256
