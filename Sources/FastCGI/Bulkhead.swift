@@ -58,6 +58,8 @@ final class Bulkhead<Job>: @unchecked Sendable {
     /// The front of `queue`: taking from the front moves this instead of the array's elements.
     private var head = 0
     private var running = 0
+    /// Threads of the share waiting for a job.
+    private var idleThreads = 0
     private var liveThreads = 0
     private var started = false
     private var stopping = false
@@ -125,10 +127,17 @@ final class Bulkhead<Job>: @unchecked Sendable {
         } else {
             verdict = .refused(.queueFull)
         }
-        if case .refused(let refusal) = verdict {
+        switch verdict {
+        case .refused(let refusal):
             noteRefusal(refusal)
-        } else {
+        case .runs:
             queue.append((job, Date(timeIntervalSinceNow: limits.queueWaitSeconds)))
+            // One idle thread is enough (waking all of them would cost a context switch each
+            // for every job); if the clock thread gets the signal instead, it passes it on.
+            condition.signal()
+        case .waits:
+            queue.append((job, Date(timeIntervalSinceNow: limits.queueWaitSeconds)))
+            // Every thread is busy: this wakes the clock thread, for the job's deadline.
             condition.broadcast()
         }
         condition.unlock()
@@ -162,9 +171,17 @@ final class Bulkhead<Job>: @unchecked Sendable {
     private func runJobs(thread index: Int) {
         condition.lock()
         while true {
-            while queue.count == head && !stopping { condition.wait() }
+            while queue.count == head && !stopping {
+                idleThreads += 1
+                condition.wait()
+                idleThreads -= 1
+            }
             guard let entry = takeFirst() else { break }
-            if queue.count == head { endEpisode() }
+            if queue.count == head {
+                endEpisode()
+            } else if idleThreads > 0 {
+                condition.signal()  // more jobs than this one: wake the next idle thread
+            }
             running += 1
             condition.unlock()
             run(entry.job, index)
@@ -190,6 +207,10 @@ final class Bulkhead<Job>: @unchecked Sendable {
                 for job in late { refuse(job, .waitedTooLong) }
                 condition.lock()
                 continue
+            }
+            if head < queue.count && idleThreads > 0 {
+                // A signal meant for an idle thread may have woken this one instead.
+                condition.signal()
             }
             if head < queue.count {
                 _ = condition.wait(until: queue[head].deadline)

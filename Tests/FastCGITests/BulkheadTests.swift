@@ -176,6 +176,22 @@ final class BulkheadTests: XCTestCase {
         XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
     }
 
+    func testJobsFromManySubmittersAllRunWithNoneLostBetweenThreads() {
+        let recorder = Recorder()
+        recorder.openGate()
+        let bulkhead = bulkhead(threads: 4, queue: 2000, wait: 600, recorder)
+        DispatchQueue.concurrentPerform(iterations: 8) { submitter in
+            for index in 0..<250 {
+                bulkhead.submit(submitter * 1000 + index)
+                if index % 50 == 0 { usleep(1000) }  // let the threads go idle now and then
+            }
+        }
+        recorder.waitUntil("every job finished") { $0.finishedJobs.count == 2000 }
+        XCTAssertEqual(Set(recorder.snapshot.finished).count, 2000)
+        XCTAssertTrue(recorder.snapshot.refused.isEmpty)
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+    }
+
     func testStoppingRunsWhatIsQueuedAndRunningAndRefusesNewJobs() {
         let recorder = Recorder()
         let bulkhead = bulkhead(threads: 1, queue: 5, wait: 600, recorder)
