@@ -253,7 +253,8 @@ final class Bulkhead<Job>: @unchecked Sendable {
         }
         refusedInEpisode = 1
         logger.warning(
-            "the \(name) lane is full (\(running) of \(limits.threads) threads busy, \(queue.count - head) of \(limits.queueLimit) waiting): answering busy until it has room; first refusal because \(refusal)")
+            "the \(name) lane is full (\(running) of \(limits.threads) threads busy, \(queue.count - head) of \(limits.queueLimit) waiting): answering busy until it has room; first refusal because \(refusal)"
+        )
     }
 
     private func threadEnded() {

@@ -72,7 +72,8 @@ final class BulkheadTests: XCTestCase {
         threads: Int, queue: Int, wait: Double, _ recorder: Recorder, logger: Logger = Logger(label: "test")
     ) -> Bulkhead<Int> {
         let bulkhead = Bulkhead<Int>(
-            name: "upstream", limits: .init(threads: threads, queueLimit: queue, queueWaitSeconds: wait), logger: logger,
+            name: "upstream", limits: .init(threads: threads, queueLimit: queue, queueWaitSeconds: wait),
+            logger: logger,
             run: { job, _ in recorder.run(job) }, refuse: { job, refusal in recorder.refuse(job, refusal) })
         bulkhead.start()
         return bulkhead

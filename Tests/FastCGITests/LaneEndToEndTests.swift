@@ -168,7 +168,12 @@ final class LaneEndToEndTests: XCTestCase {
         XCTAssertEqual(answers.count, 0)
         XCTAssertEqual(logs.all.filter { $0.message.contains("the upstream lane is full") }.count, 1)
         // The request's line is written just after its answer is sent.
-        let refusedLine = { self.logs.all.contains { $0.message.hasPrefix("POST /held 503") && $0.message.contains("the upstream lane had no room: its queue was full") } }
+        let refusedLine = {
+            self.logs.all.contains {
+                $0.message.hasPrefix("POST /held 503")
+                    && $0.message.contains("the upstream lane had no room: its queue was full")
+            }
+        }
         for _ in 0..<3000 where !refusedLine() { usleep(10_000) }
         XCTAssertTrue(refusedLine(), "\(logs.all.map(\.message))")
 
@@ -190,10 +195,12 @@ final class LaneEndToEndTests: XCTestCase {
             server.stop()
             stopped.signal()
         }
-        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains("finishing 1 running and 1 waiting") }) {
+        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains("finishing 1 running and 1 waiting") })
+        {
             usleep(10_000)
         }
-        XCTAssertTrue(logs.all.contains { $0.message.contains("FastCGI lane upstream: finishing 1 running and 1 waiting") })
+        XCTAssertTrue(
+            logs.all.contains { $0.message.contains("FastCGI lane upstream: finishing 1 running and 1 waiting") })
         XCTAssertEqual(answers.count, 0)
 
         gate.openUp()

@@ -5,7 +5,7 @@ import PushTesting
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// pnm2's sends in the upstream lane, through the real nginx and `pushgate serve`, with the mock
@@ -82,7 +82,9 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     private func waitUntil(_ what: String, timeout: TimeInterval = 60, _ condition: () -> Bool) throws {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while !condition() {
-            guard Date() < deadline else { throw PushgateInstance.Failure("timed out waiting until \(what):\n\(pushgate.serveLog)") }
+            guard Date() < deadline else {
+                throw PushgateInstance.Failure("timed out waiting until \(what):\n\(pushgate.serveLog)")
+            }
             usleep(20_000)
         }
     }
@@ -93,14 +95,18 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         return tokens
     }
 
-    private func assertSent(_ result: Result<HTTPClient.Response, any Error>?, _ token: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSent(
+        _ result: Result<HTTPClient.Response, any Error>?, _ token: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         guard case .success(let response)? = result else {
             XCTFail("send to \(token) got no answer: \(String(describing: result))", file: file, line: line)
             return
         }
         XCTAssertEqual(response.status, 200, response.text, file: file, line: line)
         XCTAssertEqual(
-            response.text, #"{"code": 200, "response": "Your message was sent.", "status": 200}"#, file: file, line: line)
+            response.text, #"{"code": 200, "response": "Your message was sent.", "status": 200}"#, file: file,
+            line: line)
     }
 
     func testHealthAndTokenReportsAreAnsweredWhileMoreSendsThanRespondersWaitOnTheUpstream() throws {
@@ -117,7 +123,8 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         let health = try pushgate.client.get("/healthz")
         XCTAssertEqual(health.status, 200)
         let reported = try pushgate.client.get(
-            "/token/?selector=LaneSelector&token_msgs=\(Base64.encode(Array("ReportedToken".utf8)))&appid_msgs=\(Self.app)")
+            "/token/?selector=LaneSelector&token_msgs=\(Base64.encode(Array("ReportedToken".utf8)))&appid_msgs=\(Self.app)"
+        )
         XCTAssertEqual(reported.status, 200, reported.text)
         // pnm2 answers what never reaches the upstream where it was read: a wrong method.
         let options = try pushgate.client.request("OPTIONS", "/pnm2/send")
@@ -136,13 +143,16 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         try start(laneThreads: 1, queue: 1, waitMilliseconds: 300)
         let slow = slowTokens(1)[0]
         let sends = Sends()
-        sends.post(HTTPClient(port: pushgate.port, timeoutSeconds: 120), "/pnm2/send", token: slow, body: Self.send(token: slow))
+        sends.post(
+            HTTPClient(port: pushgate.port, timeoutSeconds: 120), "/pnm2/send", token: slow,
+            body: Self.send(token: slow))
         try waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
 
         // The one lane thread is held: each of these waits its 300 ms in the queue (or finds
         // the queue full) and gets pnm2's busy answer, in each address's own shape.
         let busy = #"{"code": 500, "response": "Push service busy", "status": 500}"#
-        let single = try pushgate.client.post("/pnm2/send", contentType: "application/json", body: Self.send(token: "Other1"))
+        let single = try pushgate.client.post(
+            "/pnm2/send", contentType: "application/json", body: Self.send(token: "Other1"))
         let multi = try pushgate.client.post(
             "/pnm2/multisend", contentType: "application/json", body: "[" + Self.send(token: "Other2") + "]")
         let form = try pushgate.client.post(
@@ -167,7 +177,8 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
 
         assertSent(sends.all()[slow], slow)
         // The lane keeps up again: a send goes through, and the episode's end is logged.
-        let after = try pushgate.client.post("/pnm2/send", contentType: "application/json", body: Self.send(token: "FastToken1"))
+        let after = try pushgate.client.post(
+            "/pnm2/send", contentType: "application/json", body: Self.send(token: "FastToken1"))
         assertSent(.success(after), "FastToken1")
         try pushgate.waitForServeLog(containing: "the upstream lane has room again: 3 requests were answered busy")
     }

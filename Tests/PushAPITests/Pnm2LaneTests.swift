@@ -36,7 +36,8 @@ final class Pnm2LaneTests: XCTestCase {
         XCTAssertEqual(busy.header("Content-Type"), "application/json")
         XCTAssertEqual(busy.header("Retry-After"), "1")
         XCTAssertEqual(
-            String(decoding: busy.body, as: UTF8.self), #"{"code": 500, "response": "Push service busy", "status": 500}"#)
+            String(decoding: busy.body, as: UTF8.self),
+            #"{"code": 500, "response": "Push service busy", "status": 500}"#)
     }
 
     func testAWrongMethodIsAnswered400BeforeTheCredentialsAreChecked() {
@@ -47,7 +48,8 @@ final class Pnm2LaneTests: XCTestCase {
                 XCTAssertEqual(response.status, 400, "\(method) \(path)")
                 XCTAssertEqual(response.header("Allow"), "POST")
                 XCTAssertEqual(
-                    String(decoding: response.body, as: UTF8.self), #"{"code": 400, "response": "use POST", "status": 400}"#)
+                    String(decoding: response.body, as: UTF8.self),
+                    #"{"code": 400, "response": "use POST", "status": 400}"#)
             }
         }
         // A POST without the key is still refused by the credentials check.
