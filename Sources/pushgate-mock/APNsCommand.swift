@@ -34,6 +34,9 @@ struct APNsCommand: ParsableCommand {
     @Flag(help: "Skip the per-request check that payloads are JSON objects.")
     var noJsonCheck = false
 
+    @Option(help: "Milliseconds every answer waits, as a slow APNs (default: 0, answer at once).")
+    var answerDelayMs = 0
+
     func run() throws {
         var configuration = MockAPNsConfiguration()
         configuration.host = server.host
@@ -61,6 +64,7 @@ struct APNsCommand: ParsableCommand {
                 apns.inject(fault, forNext: count ?? 1)
             }
         }
+        if answerDelayMs > 0 { apns.inject(.delay(.milliseconds(answerDelayMs)), forNext: .max) }
         say("listening on \(configuration.host):\(apns.port)")
         let signal = TerminationSignals.wait()
         apns.shutdown()

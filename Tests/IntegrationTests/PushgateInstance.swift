@@ -18,7 +18,7 @@ final class PushgateInstance {
     let port: Int
     let socket: String
     let database: String
-    private var serve: Process?
+    private(set) var serve: Process?
 
     /// Whether `pushgate serve` is still running.
     var isServing: Bool { serve?.isRunning ?? false }
