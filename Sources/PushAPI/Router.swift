@@ -32,6 +32,11 @@ public struct Router: LaneAssigning {
         return route.handler.handle(request)
     }
 
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
+        return route.handler.bodyTooLarge(request, bytes: bytes, limit: limit)
+    }
+
     public func lane(for request: Request) -> RequestLane? {
         (route(for: request.path)?.handler as? any LaneAssigning)?.lane(for: request)
     }

@@ -81,4 +81,15 @@ public struct Response: Sendable, Equatable {
 /// Anything that answers requests: a dialect, the router, the health check.
 public protocol RequestHandler: Sendable {
     func handle(_ request: Request) -> Response
+
+    /// The answer to `request` (its head, without the body) when its body is over the server's
+    /// limit of `limit` bytes (`bytes` declared or read): the dialect's own error shape, which
+    /// its callers parse. Without one of its own a handler answers in plain text.
+    func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response
+}
+
+extension RequestHandler {
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        .text(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+    }
 }

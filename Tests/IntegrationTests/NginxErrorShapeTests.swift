@@ -60,6 +60,36 @@ final class NginxErrorShapeTests: XCTestCase {
         XCTAssertEqual(try post("/pnm2/send", bytes: 100).status, 400)
     }
 
+    /// Between pushgate's limit (10,000) and nginx's (20,000) the body reaches pushgate, whose
+    /// refusal comes from the dialect the path names, as the dialect's own limit's does.
+    func testABodyOverPushgatesLimitGetsEachDialectsShapeFromPushgate() throws {
+        let pnm2 = try post("/pnm2/send", bytes: 15_000)
+        XCTAssertEqual(pnm2.status, 413)
+        let reply = try json(pnm2)
+        XCTAssertEqual(reply["code"] as? Int, 413)
+        XCTAssertEqual(reply["status"] as? Int, 413)
+        XCTAssertEqual(reply["response"] as? String, "request body too large: 15000 bytes, the limit is 10000")
+        XCTAssertEqual(try json(try post("/pnm2/multisend", bytes: 15_000))["code"] as? Int, 413)
+
+        let cospace = try post("/api/push/events", bytes: 15_000)
+        XCTAssertEqual(cospace.status, 413)
+        XCTAssertEqual(try json(cospace)["status"] as? String, "body-too-large")
+
+        // Beams answers an oversized body 400, as over its own 10 KiB limit.
+        let beams = try post("/publish_api/v1/instances/some-app-key/publishes", bytes: 15_000)
+        XCTAssertEqual(beams.status, 400)
+        XCTAssertEqual(try json(beams)["description"] as? String, "Request body size is too large (max 9KiB).")
+
+        let bridge = try post("/push/topics/news", bytes: 15_000)
+        XCTAssertEqual(bridge.status, 413)
+        let bridgeError = try XCTUnwrap(try json(bridge)["response"] as? [String: Any])
+        XCTAssertEqual(bridgeError["error"] as? String, "request body is larger than 10000 bytes")
+
+        let reporter = try post("/token/", bytes: 15_000)
+        XCTAssertEqual(reporter.status, 413)
+        XCTAssertEqual(reporter.text, "request body too large: 15000 bytes, the limit is 10000\n")
+    }
+
     func testPushgateUnreachableGetsEachDialectsShapeAndSaysSo() throws {
         pushgate.killServe()
         let pnm2 = try post("/pnm2/send", bytes: 10)

@@ -13,6 +13,11 @@ public struct BeamsClientAPI: RequestHandler {
         self.identifiers = identifiers
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BeamsError.bodyTooLarge(limit: limit).response
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             switch try BeamsClientPath(request.path, prefix: Self.prefix) {

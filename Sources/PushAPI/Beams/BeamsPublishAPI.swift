@@ -23,6 +23,11 @@ public struct BeamsPublishAPI: RequestHandler {
         self.wakeOutbox = wakeOutbox
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BeamsError.bodyTooLarge(limit: limit).response
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             let appKey = try Self.instance(request.path)

@@ -29,6 +29,11 @@ public struct Pnm2Gateway: LaneAssigning {
         Thread.sleep(forTimeInterval: seconds)
     }
 
+    /// Over the server's body limit: pnm2's reply shape, which a PBX script parses.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        Self.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+    }
+
     public func handle(_ request: Request) -> Response {
         guard let endpoint = Pnm2Endpoint(path: request.path) else {
             return Self.refusal(404, "no pnm2 endpoint at \(request.path): use /pnm2/send or /pnm2/multisend")
