@@ -1,4 +1,5 @@
 import Foundation
+import PushTesting
 import XCTest
 
 #if canImport(Glibc)
@@ -47,39 +48,10 @@ enum DoctorFixtures {
         return descriptor
     }
 
-    /// A self-signed certificate and its key (PEM) valid from `start` to `end`, made by
-    /// `openssl ca`, which, unlike `openssl req -x509`, takes any validity period, past ones too.
+    /// A self-signed certificate and its key (PEM texts) valid from `start` to `end`.
     static func certificate(from start: Date, to end: Date, in directory: ScratchDirectory) throws -> (cert: String, key: String) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
-        let folder = directory.url.appendingPathComponent("ca-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data().write(to: folder.appendingPathComponent("index.txt"))
-        try "[ca]\ndefault_ca = d\n[d]\ndatabase = index.txt\nnew_certs_dir = .\nrand_serial = yes\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n"
-            .write(to: folder.appendingPathComponent("ca.cnf"), atomically: true, encoding: .utf8)
-        try run(
-            ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "key.pem", "-out", "req.csr",
-             "-subj", "/CN=Apple Push Services: com.example.app"], in: folder)
-        try run(
-            ["ca", "-config", "ca.cnf", "-selfsign", "-keyfile", "key.pem", "-in", "req.csr", "-out", "cert.pem", "-batch", "-notext",
-             "-startdate", formatter.string(from: start), "-enddate", formatter.string(from: end)], in: folder)
-        return (try text(folder.appendingPathComponent("cert.pem")), try text(folder.appendingPathComponent("key.pem")))
-    }
-
-    private static func run(_ arguments: [String], in folder: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("openssl \(arguments[0]) failed: \(text)") }
+        let made = try DatedCertificate.make(from: start, to: end, in: directory.url)
+        return (try text(made.certificateFile), try text(made.keyFile))
     }
 
     struct Failure: Error, CustomStringConvertible {

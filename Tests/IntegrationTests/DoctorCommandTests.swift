@@ -1,4 +1,5 @@
 import Foundation
+import PushTesting
 import MockUpstream
 import XCTest
 
@@ -153,35 +154,7 @@ struct CertificateMaker {
     }
 
     func make(from start: Date, to end: Date) throws -> (cert: String, key: String) {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
-        let folder = directory.appendingPathComponent("ca-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data().write(to: folder.appendingPathComponent("index.txt"))
-        try "[ca]\ndefault_ca = d\n[d]\ndatabase = index.txt\nnew_certs_dir = .\nrand_serial = yes\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n"
-            .write(to: folder.appendingPathComponent("ca.cnf"), atomically: true, encoding: .utf8)
-        try openssl(
-            ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "key.pem", "-out", "req.csr",
-             "-subj", "/CN=Apple Push Services: com.example.cert"], in: folder)
-        try openssl(
-            ["ca", "-config", "ca.cnf", "-selfsign", "-keyfile", "key.pem", "-in", "req.csr", "-out", "cert.pem", "-batch", "-notext",
-             "-startdate", formatter.string(from: start), "-enddate", formatter.string(from: end)], in: folder)
-        return (folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path)
-    }
-
-    private func openssl(_ arguments: [String], in folder: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PushgateInstance.Failure("openssl \(arguments[0]): \(text)") }
+        let made = try DatedCertificate.make(from: start, to: end, in: directory, subject: "Apple Push Services: com.example.cert")
+        return (made.certificateFile.path, made.keyFile.path)
     }
 }
