@@ -77,5 +77,6 @@ let package = Package(
         .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream"]),
         .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
+        .testTarget(name: "DoctorTests", dependencies: ["App", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),
     ]
 )

@@ -31,7 +31,7 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .customLong("push-type"), help: "APNs: alert, voip or background. Default: alert.") var pushType: String?
         @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
         @Option(name: .customLong("service-account"), help: "FCM: the service account JSON file.") var serviceAccount: String?
-        @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key its clients present.") var appKey: String?
+        @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key (instance id) its clients present; one APNs and one FCM app may share it.") var appKey: String?
         @Flag(help: "Update the app if it is registered already.") var replace = false
 
         func run() throws {

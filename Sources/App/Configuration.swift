@@ -20,6 +20,20 @@ public struct Configuration: Sendable {
     /// with 32.
     public var threads = 24
     public var maxBodyBytes = 1_048_576
+    /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own
+    /// apart from `threads`, so that however slow the upstream, the responder threads stay free
+    /// for token reports, the other dialects and /healthz. 32: more sends at once than the 24
+    /// responder threads that used to carry them (24 single sends to an APNs answering in 10 s
+    /// all run at once); each thread holds a database connection. A multisend is one batch of
+    /// up to 5,000 pushes, and the engine's HTTP/2 streams (1,000 per connection) bound what
+    /// reaches the upstream at once anyway.
+    public var upstreamLaneThreads = 32
+    /// Sends that may wait for a lane thread; one more is answered "Push service busy" at once.
+    /// A waiting send holds an nginx connection and a socket, no thread.
+    public var upstreamLaneQueue = 256
+    /// The longest a send waits for a lane thread before it is answered busy. 10 s: with the
+    /// delivery's 30 s request time-out, it stays within nginx's 60 s fastcgi_read_timeout.
+    public var upstreamLaneWaitMilliseconds = 10_000
     public var sqlDirectory: String? = nil
     public var databaseSynchronous = DatabaseSynchronous.normal
     public var databaseBusyTimeoutMilliseconds = 5000
@@ -70,6 +84,9 @@ public struct Configuration: Sendable {
             },
             show: { "0" + String($0.socketMode, radix: 8) }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
+        .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, which wait on APNs/FCM, apart from PUSHGATE_THREADS", \.upstreamLaneThreads, 1...256),
+        .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
+        .integer("PUSHGATE_UPSTREAM_LANE_WAIT_MS", "longest wait for a lane thread before a pnm2 send is answered \"Push service busy\"", \.upstreamLaneWaitMilliseconds, 0...50_000),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
         .optionalText("PUSHGATE_SQL_DIR", "directory of the schema migrations (found next to the executable or checkout when unset)", \.sqlDirectory),
         .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),

@@ -65,7 +65,7 @@ struct Runtime {
         if let postgreSQLStore {
             return try postgreSQLStore.migrate(directory: migrationsDirectory().appendingPathComponent("postgresql"))
         }
-        return try openSQLiteStore(migrating: false).migrate(directory: migrationsDirectory())
+        return try openSQLiteStore(migrating: false, creating: true).migrate(directory: migrationsDirectory())
     }
 
     /// The database the commands use, for messages (never the PostgreSQL password).
@@ -87,10 +87,15 @@ struct Runtime {
     /// of one process share `writer` (see `openWriter`), so their writes are committed in
     /// batches on one connection; without one, a store writes on its own connection.
     /// `autoCheckpoint: false` is for `serve`, whose `WALCheckpointer` does them instead.
-    func openSQLiteStore(migrating: Bool = true, writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true) throws
-        -> SQLiteStore
-    {
-        try makeParentDirectory(of: configuration.database)
+    /// Only `creating: true` (migrate, and so serve) may create a database that is not there.
+    func openSQLiteStore(
+        migrating: Bool = true, creating: Bool = false, writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true
+    ) throws -> SQLiteStore {
+        if creating {
+            try makeParentDirectory(of: configuration.database)
+        } else {
+            try requireDatabase()
+        }
         let store = try SQLiteStore(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
             synchronous: synchronous, writer: writer, autoCheckpoint: autoCheckpoint)
@@ -100,7 +105,7 @@ struct Runtime {
 
     /// The connection every write of this process goes through, configured as `openStore`'s.
     func openWriter(autoCheckpoint: Bool = true) throws -> GroupCommitWriter {
-        try makeParentDirectory(of: configuration.database)
+        try requireDatabase()
         return try GroupCommitWriter(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
             synchronous: synchronous, autoCheckpoint: autoCheckpoint)
@@ -111,6 +116,18 @@ struct Runtime {
         case .normal: return .normal
         case .full: return .full
         }
+    }
+
+    /// A command run from another directory than the checkout would otherwise create a new,
+    /// empty database beside it (PUSHGATE_DB is relative by default) and work on that one.
+    private func requireDatabase() throws {
+        let path = configuration.database
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let named = absolute == path ? "" : " (PUSHGATE_DB=\(path), from \(FileManager.default.currentDirectoryPath))"
+        throw CommandFailure(
+            "no database at \(absolute)\(named): set PUSHGATE_DB (or --config FILE) to the database's path, "
+                + "or run `pushgate migrate` to create a new one there")
     }
 
     private func makeParentDirectory(of path: String) throws {

@@ -25,10 +25,19 @@ struct ServeCommand: ParsableCommand {
         for (name, value) in configuration.summary {
             logger.debug("config \(name)=\(value)")
         }
+        let upstreamWait = Double(configuration.upstreamLaneWaitMilliseconds) / 1000
         let server = FastCGIServer(
             configuration: FastCGIConfiguration(
                 socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
-                threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes))
+                threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes,
+                lanes: [
+                    // Stopping waits for the sends queued and running: their wait, then as long
+                    // as nginx waits for an answer (its fastcgi_read_timeout, 60 s).
+                    LaneConfiguration(
+                        lane: .upstream, threadCount: configuration.upstreamLaneThreads,
+                        queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
+                        drainTimeoutSeconds: upstreamWait + 60)
+                ]))
         logger.info(
             "serving on \(configuration.socket) with \(configuration.threads) threads, database \(runtime.databaseDescription)")
         // Each responder thread gets its own database connection to read on: WAL lets the

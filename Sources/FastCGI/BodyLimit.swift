@@ -22,9 +22,4 @@ struct BodyLimit: Sendable, Equatable {
     }
 
     func admits(_ bytes: Int) -> Bool { bytes <= maxBytes }
-
-    /// The one-line answer the client gets instead of the handler's.
-    func tooLargeResponse(bytes: Int) -> Response {
-        .text(413, "request body too large: \(bytes) bytes, the limit is \(maxBytes)")
-    }
 }

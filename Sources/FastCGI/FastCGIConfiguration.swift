@@ -1,3 +1,5 @@
+import PushCore
+
 /// How the FastCGI edge listens and what it accepts: everything `FastCGIServer` needs, with defaults.
 public struct FastCGIConfiguration: Sendable, Equatable {
     /// The Unix socket nginx connects to (`fastcgi_pass unix:PATH`). Its parent directory is
@@ -24,13 +26,18 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// How long stopping waits for requests in flight before it gives up on them, in seconds.
     public var drainTimeoutSeconds: Double
 
+    /// Lanes of their own for the requests a `LaneAssigning` handler sends to them (see
+    /// `RequestLane`); none: every request is answered on the responder threads.
+    public var lanes: [LaneConfiguration]
+
     public init(
         socketPath: String,
         socketMode: UInt32 = 0o666,
         threadCount: Int = 8,
         maxBodyBytes: Int = 1_048_576,
         listenBacklog: Int32 = 1024,
-        drainTimeoutSeconds: Double = 5
+        drainTimeoutSeconds: Double = 5,
+        lanes: [LaneConfiguration] = []
     ) {
         self.socketPath = socketPath
         self.socketMode = socketMode
@@ -38,5 +45,6 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         self.maxBodyBytes = maxBodyBytes
         self.listenBacklog = listenBacklog
         self.drainTimeoutSeconds = drainTimeoutSeconds
+        self.lanes = lanes
     }
 }

@@ -15,6 +15,7 @@ public final class FastCGIServer: @unchecked Sendable {
     private let stopLock = NSLock()
     private var listener: ListeningSocket?
     private var connections: ReadyConnections?
+    private var lanes: [Lane] = []
     private var started = false
     private var stopped = false
     private var logger: Logger?
@@ -70,10 +71,10 @@ public final class FastCGIServer: @unchecked Sendable {
         stop()
     }
 
-    /// Opens the socket and starts the accept threads, then returns.
-    /// - Parameter makeHandler: called once per thread index, here on the calling thread and
-    ///   before any request is served, so each thread has its own handler (and its own SQLite
-    ///   connection).
+    /// Opens the socket and starts the accept threads and the lanes' threads, then returns.
+    /// - Parameter makeHandler: called once per thread index (the responder threads' first, then
+    ///   each lane's in turn), here on the calling thread and before any request is served, so
+    ///   each thread has its own handler (and its own SQLite connection).
     /// - Throws: `FastCGIError.alreadyServing` if another responder accepts on the socket path,
     ///   `.notASocket` if another kind of file is in the way, `.invalidSocketPath`, `.system`;
     ///   `.handlerCreationFailed` if `makeHandler` throws (the socket is then closed again).
@@ -84,8 +85,9 @@ public final class FastCGIServer: @unchecked Sendable {
 
         let listener = try ListeningSocket.open(configuration)
         let count = max(1, configuration.threadCount)
+        let laneCounts = configuration.lanes.map { max(1, $0.threadCount) }
         var handlers: [any RequestHandler] = []
-        for index in 0..<count {
+        for index in 0..<(count + laneCounts.reduce(0, +)) {
             do {
                 handlers.append(try makeHandler(index))
             } catch {
@@ -107,10 +109,23 @@ public final class FastCGIServer: @unchecked Sendable {
         self.logger = logger
         started = true
         let limit = BodyLimit(maxBytes: configuration.maxBodyBytes)
-        for (index, handler) in handlers.enumerated() {
+        var laneHandlers = handlers[count...]
+        var lanesByName: [RequestLane: Lane] = [:]
+        for (lane, threads) in zip(configuration.lanes, laneCounts) {
+            let started = Lane(
+                configuration: lane, handlers: Array(laneHandlers.prefix(threads)), limit: limit,
+                connections: connections, logger: logger)
+            laneHandlers = laneHandlers.dropFirst(threads)
+            started.start()
+            lanes.append(started)
+            lanesByName[lane.lane] = started
+            logger.info(
+                "FastCGI lane \(lane.lane): \(threads) threads, up to \(lane.queueLimit) requests waiting up to \(lane.queueWaitSeconds) s")
+        }
+        for (index, handler) in handlers.prefix(count).enumerated() {
             let worker = Worker(
-                index: index, connections: connections, handler: handler, limit: limit, logger: logger,
-                group: group)
+                index: index, connections: connections, handler: handler, lanes: lanesByName, limit: limit,
+                logger: logger, group: group)
             group.threadStarted()
             let thread = Thread { [group] in
                 worker.run()
@@ -145,6 +160,7 @@ public final class FastCGIServer: @unchecked Sendable {
         let listener = self.listener
         let connections = self.connections
         let logger = self.logger
+        let lanes = self.lanes
         lock.unlock()
         guard !wasStopped, let listener, let connections else { return }
 
@@ -153,11 +169,27 @@ public final class FastCGIServer: @unchecked Sendable {
         group.requestStop()
         listener.removeFile()
         listener.shutDown()
-        if group.waitForThreads(seconds: configuration.drainTimeoutSeconds) {
+        let respondersEnded = group.waitForThreads(seconds: configuration.drainTimeoutSeconds)
+        // After the responder threads, which hand requests to the lanes: what the lanes hold
+        // (running or queued) is answered before the process goes on to stop delivery.
+        var lanesEnded = true
+        for lane in lanes {
+            let load = lane.load
+            if load.running + load.queued > 0 {
+                logger?.info(
+                    "FastCGI lane \(lane.configuration.lane): finishing \(load.running) running and \(load.queued) waiting requests")
+            }
+            if !lane.stop() {
+                lanesEnded = false
+                logger?.warning(
+                    "FastCGI lane \(lane.configuration.lane) still busy after \(lane.configuration.drainTimeoutSeconds) s")
+            }
+        }
+        if respondersEnded && lanesEnded {
             connections.close()
             listener.close()
             logger?.info("FastCGI server stopped")
-        } else {
+        } else if !respondersEnded {
             // Closing the descriptor under a thread still using it could hand its number to an
             // unrelated file; the process is on its way out anyway. An idle thread sees the stop
             // within 200 ms, so the threads counted here are (almost always) inside a request.

@@ -5,41 +5,49 @@ import PushCore
 
 /// One responder thread: owns an `FCGX_Request` and a handler, and answers requests one at a
 /// time, from whichever connection has one (see `ReadyConnections`), until the server stops.
-/// Turns libfcgi's streams into a `Request` and a `Response` back into bytes; what the
-/// request means is the handler's business.
+/// A request the handler sends to a lane (see `LaneAssigning`) is handed over whole, its
+/// `FCGX_Request` with it, and the thread takes a fresh one and goes back to serving: it never
+/// waits on what the lane's requests wait on.
 final class Worker: @unchecked Sendable {
     // @unchecked: after `run()` starts, the fields are used only on the worker's own thread.
     private let index: Int
     private let handler: any RequestHandler
-    private let limit: BodyLimit
+    /// The handler as a lane chooser, when it is one and there are lanes to choose.
+    private let assigning: (any LaneAssigning)?
+    private let lanes: [RequestLane: Lane]
     private let logger: Logger
     private let group: WorkerGroup
     private let connections: ReadyConnections
-    private let request: UnsafeMutablePointer<FCGX_Request>
-    /// Reused for every body: bodies are read in chunks of this size.
-    private let scratch: UnsafeMutablePointer<CChar>
-    private let scratchSize = 65_536
+    private let exchange: RequestExchange
+    /// Replaced by a fresh one whenever a request goes to a lane with the old one.
+    private var request: UnsafeMutablePointer<FCGX_Request>
     private var served: UInt64 = 0
 
     init(
-        index: Int, connections: ReadyConnections, handler: any RequestHandler, limit: BodyLimit, logger: Logger,
-        group: WorkerGroup
+        index: Int, connections: ReadyConnections, handler: any RequestHandler, lanes: [RequestLane: Lane],
+        limit: BodyLimit, logger: Logger, group: WorkerGroup
     ) {
         self.index = index
         self.connections = connections
         self.handler = handler
-        self.limit = limit
+        self.lanes = lanes
+        assigning = lanes.isEmpty ? nil : handler as? any LaneAssigning
         self.logger = logger
         self.group = group
-        request = .allocate(capacity: 1)
-        // No listening socket for libfcgi: connections come from `connections` (see `serve`).
-        FCGX_InitRequest(request, -1, 0)
-        scratch = .allocate(capacity: scratchSize)
+        exchange = RequestExchange(limit: limit, connections: connections, logger: logger)
+        request = Self.freshRequest()
     }
 
     deinit {
         request.deallocate()
-        scratch.deallocate()
+    }
+
+    /// An `FCGX_Request` with no listening socket for libfcgi: connections come from
+    /// `connections` (see `serve`).
+    static func freshRequest() -> UnsafeMutablePointer<FCGX_Request> {
+        let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
+        FCGX_InitRequest(request, -1, 0)
+        return request
     }
 
     func run() {
@@ -59,8 +67,7 @@ final class Worker: @unchecked Sendable {
         FCGX_Free(request, 1)
     }
 
-    /// Reads one request from `connection`, answers it, and parks the connection again when
-    /// nginx keeps it.
+    /// Reads one request from `connection`, and answers it or hands it to its lane.
     private func serve(_ connection: Int32) {
         request.pointee.ipcFd = connection
         // FCGX_Accept_r first finishes "the current request" and closes its connection unless
@@ -74,107 +81,17 @@ final class Worker: @unchecked Sendable {
             return
         }
         let started = Monotonic.nanoseconds()
-        let answered = serveAcceptedRequest()
-        // Finish here rather than at the next accept, so that nginx gets its answer (and,
-        // unless it keeps it, its connection closed) before this thread waits again.
-        FCGX_Finish_r(request)
-        if request.pointee.ipcFd >= 0 {
-            connections.park(request.pointee.ipcFd)
-            request.pointee.ipcFd = -1
-        }
-        let nanoseconds = Monotonic.nanoseconds() - started
-        // After the answer is sent: libfcgi holds it in its buffer until FCGX_Finish_r, and a
-        // write to stderr can block (a log file while ext4 commits its journal blocked for
-        // 2-3 ms, several times a second, under the Token Reporter benchmark).
-        logger.info(
-            "\(RequestLogLine.message(method: answered.request.method, path: answered.request.path, status: answered.response.status, nanoseconds: nanoseconds, note: answered.response.logNote))",
-            metadata: ["request-id": .string(answered.request.id)],
-            // Named here: derived from #fileID, it would be worked out again for every request.
-            source: "FastCGI")
-    }
-
-    /// Reads the accepted request, has it handled and writes the answer into libfcgi's buffer.
-    private func serveAcceptedRequest() -> (request: Request, response: Response) {
         served &+= 1
         let params = CGIParams.read(request.pointee.envp)
-        var incoming = CGIRequestMapping.request(
+        let head = CGIRequestMapping.request(
             params: params, body: [], fallbackID: "t\(index)-\(String(served, radix: 16))")
-
-        let response: Response
-        switch limit.verdict(contentLength: params["CONTENT_LENGTH"]) {
-        case .tooLarge(let declared):
-            drainBody()
-            response = limit.tooLargeResponse(bytes: declared)
-        case .read(let expected):
-            switch readBody(expected: expected) {
-            case .complete(let body):
-                incoming.body = body
-                response = handler.handle(incoming)
-            case .tooLarge(let received):
-                response = limit.tooLargeResponse(bytes: received)
-            case .failed:
-                // nginx went away mid-body; the answer will most likely not arrive either.
-                response = .text(400, "the request body could not be read")
-            }
+        let accepted = AcceptedRequest(request: request, params: params, head: head, started: started)
+        if let assigning, let name = assigning.lane(for: head), let lane = lanes[name] {
+            // The lane owns the accepted request from here, and frees it once answered.
+            request = Self.freshRequest()
+            lane.submit(accepted, busy: assigning.busyResponse(for: head))
+            return
         }
-        write(response)
-        return (incoming, response)
-    }
-
-    private enum BodyOutcome {
-        case complete([UInt8])
-        case tooLarge(received: Int)
-        case failed
-    }
-
-    /// Reads stdin to EOF. Past the limit it goes on reading without keeping, to count the
-    /// bytes for the message and to close the connection empty: closing a Unix socket with
-    /// unread data marks it reset (ECONNRESET) for nginx, which can cost it our 413.
-    /// nginx's `client_max_body_size` bounds what arrives.
-    private func readBody(expected: Int?) -> BodyOutcome {
-        var body: [UInt8] = []
-        if let expected { body.reserveCapacity(expected) }
-        var received = 0
-        while true {
-            let count = Int(FCGX_GetStr(scratch, Int32(scratchSize), request.pointee.in))
-            if count > 0 {
-                received += count
-                if limit.admits(received) {
-                    body.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: count))
-                } else if !body.isEmpty {
-                    body = []
-                }
-            }
-            if count < scratchSize { break }  // FCGX_GetStr returns short only at EOF or error
-        }
-        if FCGX_GetError(request.pointee.in) != 0 { return .failed }
-        return limit.admits(received) ? .complete(body) : .tooLarge(received: received)
-    }
-
-    /// Reads and drops the rest of stdin (see `readBody`).
-    private func drainBody() {
-        while FCGX_GetStr(scratch, Int32(scratchSize), request.pointee.in) == Int32(scratchSize) {}
-    }
-
-    private func write(_ response: Response) {
-        let out = request.pointee.out
-        let head = CGIResponseEncoding.head(response)
-        head.withUnsafeBytes { put($0, out) }
-        response.body.withUnsafeBytes { put($0, out) }
-    }
-
-    private func put(_ bytes: UnsafeRawBufferPointer, _ stream: UnsafeMutablePointer<FCGX_Stream>?) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        // A failed write means nginx closed the connection; FCGX_Finish_r cleans up after it.
-        _ = FCGX_PutStr(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), stream)
-    }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds, for request durations.
-enum Monotonic {
-    static func nanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        exchange.answer(accepted, handler: handler)
     }
 }

@@ -1,7 +1,8 @@
 import PushCore
 
-/// Sends each request to the handler of the first route whose path prefix matches.
-public struct Router: RequestHandler {
+/// Sends each request to the handler of the first route whose path prefix matches, and asks
+/// that handler which lane (if any) the request runs in.
+public struct Router: LaneAssigning {
     public struct Route: Sendable {
         public let prefix: String
         public let handler: any RequestHandler
@@ -27,10 +28,29 @@ public struct Router: RequestHandler {
     }
 
     public func handle(_ request: Request) -> Response {
-        for route in routes where route.matches(request.path) {
-            return route.handler.handle(request)
+        guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
+        return route.handler.handle(request)
+    }
+
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
+        return route.handler.bodyTooLarge(request, bytes: bytes, limit: limit)
+    }
+
+    public func lane(for request: Request) -> RequestLane? {
+        (route(for: request.path)?.handler as? any LaneAssigning)?.lane(for: request)
+    }
+
+    public func busyResponse(for request: Request) -> Response {
+        if let handler = route(for: request.path)?.handler as? any LaneAssigning {
+            return handler.busyResponse(for: request)
         }
-        return .text(404, "no endpoint at \(request.path)")
+        // Only reached when a lane took a request no handler sent there.
+        return .text(503, "busy, try again", headers: [("Retry-After", "1")])
+    }
+
+    private func route(for path: String) -> Route? {
+        routes.first { $0.matches(path) }
     }
 }
 

@@ -7,7 +7,8 @@ public enum BeamsPlatformType: String, Sendable, CaseIterable {
     public var platform: Platform { self == .apns ? .apns : .fcm }
 }
 
-/// A registered app as Beams clients and publishers name it: by its `app_key`.
+/// A registered app as Beams clients and publishers name it: by its `app_key`, which it may
+/// share with one app of the other platform (see `BeamsInstance`).
 public struct BeamsApp: Sendable, Equatable {
     public var id: AppID
     public var platform: Platform
@@ -17,6 +18,25 @@ public struct BeamsApp: Sendable, Equatable {
         self.id = id
         self.platform = platform
         self.appKey = appKey
+    }
+}
+
+/// A Pusher Beams instance: the apps behind one `app_key` (the publish API's instance id), at
+/// most one per platform. The Beams iOS and Android SDKs start with the same instance id;
+/// `apns` clients belong to its APNs app, `fcm`/`gcm` clients to its FCM app.
+public struct BeamsInstance: Sendable, Equatable {
+    public var appKey: String
+    /// One or two apps, of different platforms, APNs first.
+    public var apps: [BeamsApp]
+
+    public init(appKey: String, apps: [BeamsApp]) {
+        self.appKey = appKey
+        self.apps = apps.sorted { $0.platform == .apns && $1.platform != .apns }
+    }
+
+    /// The app whose clients use `platform`, if the instance has one.
+    public func app(for platform: Platform) -> BeamsApp? {
+        apps.first { $0.platform == platform }
     }
 }
 
@@ -42,21 +62,25 @@ public enum BeamsInterestChange: Sendable, Equatable {
 
 /// Pusher Beams clients, their interests, and publishing to interests through the outbox.
 public protocol BeamsStore: Sendable {
-    /// The app whose Beams `app_key` this is.
-    func beamsApp(appKey: String) throws -> BeamsApp?
+    /// The apps behind a Beams `app_key`; nil when no app has that key.
+    func beamsInstance(appKey: String) throws -> BeamsInstance?
     /// The client of that id, with its app.
     func beamsClient(id: String) throws -> BeamsClient?
     /// In one transaction: stores client `id` of `appID` pushing to the device (app, token),
-    /// creating the device when new.
+    /// creating the device when new. The caller picks `appID` from the instance by the
+    /// client's platform.
     func addBeamsClient(id: String, appID: AppID, token: DeviceToken, reportedToken: String) throws
     /// In one transaction: moves the client to the device of (its app, `token`) and deletes
     /// its old device if nothing else owns it. False when no such client exists.
     func replaceBeamsClientToken(clientID: String, token: DeviceToken, reportedToken: String) throws -> Bool
     /// Subscribes (or with `subscribed` false, unsubscribes) the client to `interest`, if
-    /// `appKey` is its app's key.
+    /// `appKey` is its app's key (the key of the instance it registered under).
     func setBeamsInterest(clientID: String, appKey: String, interest: String, subscribed: Bool) throws
         -> BeamsInterestChange
-    /// In one transaction: finds each device of `appID` whose clients subscribed any of
-    /// `interests` and queues `message` once per device. Returns how many were queued.
-    func publishToInterests(appID: AppID, interests: [String], message: OutboxMessage) throws -> Int
+    /// In one transaction: finds each device of the apps `appIDs` whose clients subscribed any
+    /// of `interests` and queues `message` once per device (a device is one app's, so a
+    /// publish to an instance's APNs and FCM apps reaches each device once, in its
+    /// platform's half of `message`). Queues nothing, and keeps no payload, when no device
+    /// matches. Returns how many were queued.
+    func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage) throws -> Int
 }

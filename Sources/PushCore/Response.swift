@@ -44,31 +44,52 @@ public struct Response: Sendable, Equatable {
         Response(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 
-    /// The standard reason phrase, for the CGI `Status:` line.
+    /// The reason phrase of the CGI `Status:` line: every code of the IANA HTTP status code
+    /// registry (RFC 9110 and its companions), with the names clients know for 413 and 422
+    /// ("Payload Too Large", "Unprocessable Entity", as Beams titles its 422). A code outside
+    /// the registry gets its class's name, never a made-up one.
     public static func reasonPhrase(_ status: Int) -> String {
+        if let phrase = registeredReasonPhrases[status] { return phrase }
         switch status {
-        case 200: return "OK"
-        case 201: return "Created"
-        case 202: return "Accepted"
-        case 204: return "No Content"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 409: return "Conflict"
-        case 413: return "Payload Too Large"
-        case 415: return "Unsupported Media Type"
-        case 429: return "Too Many Requests"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        default: return "Status \(status)"
+        case 100..<200: return "Informational"
+        case 200..<300: return "Success"
+        case 300..<400: return "Redirection"
+        case 400..<500: return "Client Error"
+        default: return "Server Error"
         }
     }
+
+    static let registeredReasonPhrases: [Int: String] = [
+        100: "Continue", 101: "Switching Protocols", 102: "Processing", 103: "Early Hints",
+        200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
+        205: "Reset Content", 206: "Partial Content", 207: "Multi-Status", 208: "Already Reported", 226: "IM Used",
+        300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+        305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect",
+        400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required",
+        408: "Request Timeout", 409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed",
+        413: "Payload Too Large", 414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+        417: "Expectation Failed", 421: "Misdirected Request", 422: "Unprocessable Entity", 423: "Locked",
+        424: "Failed Dependency", 425: "Too Early", 426: "Upgrade Required", 428: "Precondition Required",
+        429: "Too Many Requests", 431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+        500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+        504: "Gateway Timeout", 505: "HTTP Version Not Supported", 506: "Variant Also Negotiates",
+        507: "Insufficient Storage", 508: "Loop Detected", 511: "Network Authentication Required",
+    ]
 }
 
 /// Anything that answers requests: a dialect, the router, the health check.
 public protocol RequestHandler: Sendable {
     func handle(_ request: Request) -> Response
+
+    /// The answer to `request` (its head, without the body) when its body is over the server's
+    /// limit of `limit` bytes (`bytes` declared or read): the dialect's own error shape, which
+    /// its callers parse. Without one of its own a handler answers in plain text.
+    func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response
+}
+
+extension RequestHandler {
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        .text(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+    }
 }

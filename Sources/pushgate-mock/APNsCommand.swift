@@ -8,6 +8,7 @@ struct APNsCommand: ParsableCommand {
         commandName: "apns", abstract: "Mock APNs: HTTP/2 over TLS, POST /3/device/<token>.")
 
     @OptionGroup var server: ServerOptions
+    @OptionGroup var failures: FaultOptions
 
     @Option(help: "Team id provider tokens must name as iss (default: the fixture's, TEAM123456).")
     var teamID: String?
@@ -33,6 +34,9 @@ struct APNsCommand: ParsableCommand {
     @Flag(help: "Skip the per-request check that payloads are JSON objects.")
     var noJsonCheck = false
 
+    @Option(help: "Milliseconds every answer waits, as a slow APNs (default: 0, answer at once).")
+    var answerDelayMs = 0
+
     func run() throws {
         var configuration = MockAPNsConfiguration()
         configuration.host = server.host
@@ -53,6 +57,14 @@ struct APNsCommand: ParsableCommand {
 
         TerminationSignals.block()
         let apns = try MockAPNs(configuration: configuration)
+        for (fault, count, token) in try failures.faults() {
+            if let token {
+                apns.inject(fault, forToken: token)
+            } else {
+                apns.inject(fault, forNext: count ?? 1)
+            }
+        }
+        if answerDelayMs > 0 { apns.inject(.delay(.milliseconds(answerDelayMs)), forNext: .max) }
         say("listening on \(configuration.host):\(apns.port)")
         let signal = TerminationSignals.wait()
         apns.shutdown()

@@ -8,6 +8,7 @@ struct FCMCommand: ParsableCommand {
         commandName: "fcm", abstract: "Mock FCM HTTP v1 and OAuth token endpoint (POST /token).")
 
     @OptionGroup var server: ServerOptions
+    @OptionGroup var failures: FaultOptions
 
     @Option(help: "Firebase project id sends must name (default: pushgate-test).")
     var projectID: String?
@@ -39,6 +40,13 @@ struct FCMCommand: ParsableCommand {
 
         TerminationSignals.block()
         let fcm = try MockFCM(configuration: configuration)
+        for (fault, count, token) in try failures.faults() {
+            if let token {
+                fcm.inject(fault, forToken: token)
+            } else {
+                fcm.inject(fault, forNext: count ?? 1)
+            }
+        }
         say("listening on \(configuration.host):\(fcm.port)")
         say("token_uri \(fcm.tokenURI)")
         let signal = TerminationSignals.wait()

@@ -19,8 +19,35 @@ final class CGIResponseEncodingTests: XCTestCase {
         XCTAssertEqual(text(.emptyOK), "Status: 200 OK\r\nContent-Length: 0\r\n\r\n")
     }
 
-    func testUnknownStatusGetsAGenericReason() {
-        XCTAssertTrue(text(Response(status: 418)).hasPrefix("Status: 418 Status 418\r\n"))
+    /// Every status a handler, the router or the edge answers with (Beams' 422 went out as
+    /// `422 Status 422`), with the phrase clients and nginx's log expect.
+    func testEveryStatusPushgateSendsHasItsReasonPhrase() {
+        let sent: [(Int, String)] = [
+            (200, "OK"), (201, "Created"), (202, "Accepted"), (204, "No Content"), (400, "Bad Request"),
+            (401, "Unauthorized"), (403, "Forbidden"), (404, "Not Found"), (405, "Method Not Allowed"),
+            (409, "Conflict"), (410, "Gone"), (413, "Payload Too Large"), (415, "Unsupported Media Type"),
+            (422, "Unprocessable Entity"), (429, "Too Many Requests"), (500, "Internal Server Error"),
+            (502, "Bad Gateway"), (503, "Service Unavailable"), (504, "Gateway Timeout"),
+        ]
+        for (status, phrase) in sent {
+            XCTAssertTrue(
+                text(Response(status: status)).hasPrefix("Status: \(status) \(phrase)\r\n"), text(Response(status: status)))
+        }
+    }
+
+    func testEveryRegisteredStatusHasAPhraseAndOthersTheirClasssName() {
+        for status in 100...599 {
+            // Split on the string: "\r\n" is one Character in Swift.
+            let line = text(Response(status: status)).components(separatedBy: "\r\n")[0]
+            XCTAssertFalse(line.contains("Status \(status)"), line)
+            let phrase = line.dropFirst("Status: \(status) ".count)
+            XCTAssertFalse(phrase.isEmpty, line)
+            XCTAssertTrue(phrase.allSatisfy { $0.isLetter || $0 == " " || $0 == "-" }, line)
+        }
+        XCTAssertTrue(text(Response(status: 418)).hasPrefix("Status: 418 Client Error\r\n"))
+        XCTAssertTrue(text(Response(status: 599)).hasPrefix("Status: 599 Server Error\r\n"))
+        XCTAssertTrue(text(Response(status: 226)).hasPrefix("Status: 226 IM Used\r\n"))
+        XCTAssertTrue(text(Response(status: 511)).hasPrefix("Status: 511 Network Authentication Required\r\n"))
     }
 
     func testHandlerFramingHeadersAreReplacedByOurs() {

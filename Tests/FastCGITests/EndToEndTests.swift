@@ -153,7 +153,11 @@ final class EndToEndTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: socketPath))
         let response = try send("GET", "/anything")
         XCTAssertEqual(response.status, 502)
-        XCTAssertEqual(response.text, "pushgate is not running\n")
+        // nginx cannot tell a stopped responder from a socket its workers may not reach.
+        XCTAssertEqual(
+            response.text,
+            "nginx could not reach pushgate: it is not running, or nginx's workers cannot reach its socket (see nginx's error log)\n"
+        )
         XCTAssertTrue(response.header("content-type")?.hasPrefix("text/plain") ?? false)
     }
 

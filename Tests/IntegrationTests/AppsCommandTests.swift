@@ -44,6 +44,40 @@ final class AppsCommandTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("no app with id com.example.android"), again.stderr)
     }
 
+    func testOneAppKeyServesAnAPNsAndAnFCMAppAndNoSecondOfAPlatform() throws {
+        let apns = try addAPNs(["--app-key", "product-key"])
+        XCTAssertEqual(apns.status, 0, apns.stderr)
+        let fcm = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.android", "--platform", "fcm", "--service-account", fixture("service-account.json"),
+             "--app-key", "product-key"])
+        XCTAssertEqual(fcm.status, 0, fcm.stderr)
+        let list = try pushgate.cli(["apps", "list"]).stdout
+        XCTAssertEqual(list.components(separatedBy: "product-key").count - 1, 2, list)
+
+        let secondAPNs = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.app2", "--platform", "apns", "--team-id", "ABCDE12345", "--key-id", "TEST123456",
+             "--key-file", fixture("AuthKey_TEST123456.p8"), "--app-key", "product-key"])
+        XCTAssertEqual(secondAPNs.status, 1)
+        XCTAssertTrue(
+            secondAPNs.stderr.contains(
+                "app key product-key already has an apns app, com.example.app: a Beams key serves one APNs app and one FCM app at most"),
+            secondAPNs.stderr)
+        let secondFCM = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.android2", "--platform", "fcm", "--service-account", fixture("service-account.json"),
+             "--app-key", "product-key"])
+        XCTAssertEqual(secondFCM.status, 1)
+        XCTAssertTrue(secondFCM.stderr.contains("app key product-key already has an fcm app, com.example.android"), secondFCM.stderr)
+        let after = try pushgate.cli(["apps", "list"]).stdout
+        XCTAssertFalse(after.contains("com.example.app2") || after.contains("com.example.android2"), after)
+
+        // Taking the key off the first APNs app (a replace without --app-key) frees it for another.
+        XCTAssertEqual(try addAPNs(["--replace"]).status, 0)
+        let moved = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.app2", "--platform", "apns", "--team-id", "ABCDE12345", "--key-id", "TEST123456",
+             "--key-file", fixture("AuthKey_TEST123456.p8"), "--app-key", "product-key"])
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+    }
+
     func testBadCredentialsAreRefusedWithTheReason() throws {
         let cases: [([String], String)] = [
             (["--key-file", fixture("rsa-2048.pem")], "not an EC key"),

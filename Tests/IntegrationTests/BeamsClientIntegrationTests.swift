@@ -182,7 +182,7 @@ final class BeamsClientIntegrationTests: XCTestCase {
             contains: "token is required")
         try assertBeamsError(
             try send("POST", path, #"{"app_key": "\#(Self.apnsKey)", "platform_type": "fcm", "token": "APA91bxyz"}"#),
-            400, "Bad request", contains: "does not match the app")
+            400, "Bad request", contains: "This instance has no FCM app: platform_type fcm")
         try assertBeamsError(
             try send("POST", path, #"{"app_key": "\#(Self.fcmKey)", "platform_type": "fcm", "token": "has space s"}"#),
             400, "Bad request", contains: "FCM registration token")

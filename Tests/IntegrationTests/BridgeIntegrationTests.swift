@@ -174,7 +174,8 @@ final class BridgeIntegrationTests: XCTestCase {
         let response = try post(#"{"pnsub": {"destination": "apns://\#(Self.apnsBase64)", "topic": "a"}}"#)
         XCTAssertEqual(response.status, 503)
         XCTAssertEqual(response.text, #"{"response":{"error":"this bridge does not serve apns:// destinations"}}"#)
-        XCTAssertTrue(pushgate.serveLog.contains("PUSHGATE_BRIDGE_APNS_APP is not set"), pushgate.serveLog)
+        // serve writes a request's log line after sending its answer: wait for it.
+        try pushgate.waitForServeLog(containing: "PUSHGATE_BRIDGE_APNS_APP is not set")
         let gcm = try post(#"{"pnsub": {"destination": "gcm://\#(Self.fcmToken)", "topic": "a"}}"#)
         XCTAssertEqual(errorText(gcm), "this bridge does not serve gcm:// destinations")
         XCTAssertEqual(try pushgate.storedDevices().count, 0)

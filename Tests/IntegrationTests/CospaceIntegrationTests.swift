@@ -242,6 +242,13 @@ final class CospaceIntegrationTests: XCTestCase {
                 "invalid-registration-id"
             ),
             (#"{"system":"gcm","action":"add","registration_id":"12345\n67890"}"#, "invalid-registration-id"),
+            // Every control character, not only the line feed: FCM would refuse each one later.
+            (#"{"system":"gcm","action":"add","registration_id":"APA91b\u0000bHun4MxP5e"}"#, "invalid-registration-id"),
+            (#"{"system":"gcm","action":"add","registration_id":"APA91bHun4MxP5e\r"}"#, "invalid-registration-id"),
+            (#"{"system":"gcm","action":"add","registration_id":"APA91b\tHun4MxP5e"}"#, "invalid-registration-id"),
+            (#"{"system":"gcm","action":"add","registration_id":"APA91bHun4\u007fMxP5e"}"#, "invalid-registration-id"),
+            (#"{"system":"gcm","action":"add","registration_id":"APA91bHun4\u0085MxP5e"}"#, "invalid-registration-id"),
+            (#"{"system":"gcm","action":"delete","registration_id":"APA91b\u0000bHun4MxP5e"}"#, "invalid-registration-id"),
             (#"{"system":"gcm","action":"add","registration_id":1234567890}"#, "invalid-registration-id"),
             (#"{"system":"gcm","action":"add"}"#, "invalid-registration-id"),
             (#"{"system":"fcm","action":"add","registration_id":"1234567890"}"#, "invalid-system"),

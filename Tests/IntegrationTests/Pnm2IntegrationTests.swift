@@ -240,7 +240,8 @@ final class Pnm2IntegrationTests: XCTestCase {
         let response = try postJSON(
             "/pnm2/multisend",
             #"[{"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.alertApp)", "DeviceToken": "\#(flaky)", "Message": "x"}, {"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.alertApp)", "DeviceToken": "\#(down)", "Message": "x"}]"#)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "Retry-After: 120 is not honoured in-request")
+        // Well short of the 120 s; how short is the machine's load.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60, "Retry-After: 120 is not honoured in-request")
         XCTAssertEqual(response.status, 200)
         let replies = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
         XCTAssertEqual(replies.map { $0["code"] as? Int }, [200, 500], response.text)

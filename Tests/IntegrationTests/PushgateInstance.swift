@@ -18,7 +18,7 @@ final class PushgateInstance {
     let port: Int
     let socket: String
     let database: String
-    private var serve: Process?
+    private(set) var serve: Process?
 
     /// Whether `pushgate serve` is still running.
     var isServing: Bool { serve?.isRunning ?? false }
@@ -32,7 +32,9 @@ final class PushgateInstance {
         return url.isEmpty ? nil : url
     }()
 
-    init(environment: [String: String] = [:]) throws {
+    /// `migrated`: the database is created first, as `scripts/run` does before an operator
+    /// runs a command (only `migrate` and `serve` create one).
+    init(environment: [String: String] = [:], migrated: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The folder must be traversable by nginx's worker user to reach the socket.
@@ -47,6 +49,10 @@ final class PushgateInstance {
             try psql("CREATE SCHEMA \(schema)")
         } else {
             postgreSQLSchema = nil
+        }
+        if migrated {
+            let migrate = try cli(["migrate"])
+            guard migrate.status == 0 else { throw Failure("pushgate migrate failed: \(migrate.stderr)") }
         }
     }
 

@@ -70,6 +70,39 @@ final class PushgateMockExecutableTests: XCTestCase {
         XCTAssertTrue(output.contains("provider tokens [\"TEST123456\": 1]"), output)
     }
 
+    func testFailuresInjectedFromTheCommandLine() throws {
+        let other = String(repeating: "b2", count: 32)
+        var mock = try start(["apns", "--fail-next", "1:503:ServiceUnavailable", "--fail-token", "\(other):410:Unregistered"])
+        let headers = ["authorization": "bearer \(try APNsTestKey.token())", "apns-topic": "com.example.pushgate"]
+        let url = "https://127.0.0.1:\(mock.port)/3/device/"
+        let first = try Curl.post(url + deviceToken(), headers: headers, body: alertPayload)
+        XCTAssertEqual(first.status, 503, first.body)
+        XCTAssertTrue(first.body.contains("ServiceUnavailable"), first.body)
+        XCTAssertEqual(try Curl.post(url + deviceToken(), headers: headers, body: alertPayload).status, 200, "only the next one")
+        for _ in 0..<2 {
+            let dead = try Curl.post(url + other, headers: headers, body: alertPayload)
+            XCTAssertEqual(dead.status, 410, dead.body)
+            XCTAssertTrue(dead.body.contains("Unregistered"), dead.body)
+        }
+
+        let output = mock.stop()
+        XCTAssertTrue(output.contains("requests 4 (200: 1, 410: 2, 503: 1)"), output)
+    }
+
+    func testAMalformedFailureIsRefusedBeforeServing() throws {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = ["apns", "--port", "0", "--fail-next", "2:503"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains("--fail-next 2:503: expected COUNT:STATUS:REASON"), text)
+    }
+
     func testFCMCommandExchangesTokensAndSends() throws {
         var mock = try start(["fcm"])
         let tokenURI = "https://127.0.0.1:\(mock.port)/token"

@@ -8,15 +8,18 @@ import XCTest
 final class BeamsTests: XCTestCase {
     /// Clients, devices and interests in dictionaries; publishes recorded instead of queued.
     final class FakeBeamsStore: BeamsStore, @unchecked Sendable {
-        var apps: [String: BeamsApp] = [:]
+        var apps: [BeamsApp] = []
         var clients: [String: (app: BeamsApp, token: DeviceToken)] = [:]
         var interests: [String: Set<String>] = [:]
-        var published: [(appID: AppID, interests: [String], message: OutboxMessage)] = []
+        var published: [(appIDs: [AppID], interests: [String], message: OutboxMessage)] = []
 
-        func beamsApp(appKey: String) throws -> BeamsApp? { apps[appKey] }
+        func beamsInstance(appKey: String) throws -> BeamsInstance? {
+            let behind = apps.filter { $0.appKey == appKey }
+            return behind.isEmpty ? nil : BeamsInstance(appKey: appKey, apps: behind)
+        }
         func beamsClient(id: String) throws -> BeamsClient? { clients[id].map { BeamsClient(id: id, app: $0.app) } }
         func addBeamsClient(id: String, appID: AppID, token: DeviceToken, reportedToken: String) throws {
-            let app = try XCTUnwrap(apps.values.first { $0.id == appID })
+            let app = try XCTUnwrap(apps.first { $0.id == appID })
             clients[id] = (app, token)
         }
         func replaceBeamsClientToken(clientID: String, token: DeviceToken, reportedToken: String) throws -> Bool {
@@ -32,11 +35,11 @@ final class BeamsTests: XCTestCase {
             if subscribed { interests[clientID, default: []].insert(interest) } else { interests[clientID]?.remove(interest) }
             return .done
         }
-        func publishToInterests(appID: AppID, interests wanted: [String], message: OutboxMessage) throws -> Int {
-            published.append((appID, wanted, message))
+        func publishToInterests(appIDs: [AppID], interests wanted: [String], message: OutboxMessage) throws -> Int {
+            published.append((appIDs, wanted, message))
             let devices = Set(
                 clients.filter { id, client in
-                    client.app.id == appID && !(interests[id] ?? []).isDisjoint(with: wanted)
+                    appIDs.contains(client.app.id) && !(interests[id] ?? []).isDisjoint(with: wanted)
                 }.map(\.value.token))
             return devices.count
         }
@@ -45,6 +48,8 @@ final class BeamsTests: XCTestCase {
 
     let store = FakeBeamsStore()
     let ios = BeamsApp(id: AppID("com.example.ios")!, platform: .apns, appKey: "key-ios")
+    /// The Android app of the same product, behind the same instance.
+    let android = BeamsApp(id: AppID("com.example.android")!, platform: .fcm, appKey: "key-ios")
     let token = String(repeating: "ab", count: 32)
     /// Counts up, so that ids are predictable and distinct.
     let counter = Counter()
@@ -55,7 +60,7 @@ final class BeamsTests: XCTestCase {
     }
 
     override func setUp() {
-        store.apps = [ios.appKey: ios]
+        store.apps = [ios]
     }
 
     var identifiers: RandomIdentifier {
@@ -101,7 +106,7 @@ final class BeamsTests: XCTestCase {
                 200, name)
         }
         XCTAssertEqual(store.interests["c1"], Set(allowed))
-        for name in ["private-x", String(repeating: "x", count: 165), "a:b", "a%2Fb", "%C3%A9", "a*", "a%zz", "a%2"] {
+        for name in ["private-x", String(repeating: "x", count: 165), "a:b", "a%2Fb", "%C3%A9", "a*", "a%zz", "a%2", "a%00b"] {
             let response = clientAPI.handle(json("POST", "/client_api/v1/clients/c1/interests/\(name)", #"{"app_key":"key-ios"}"#))
             XCTAssertEqual(response.status, 400, name)
             XCTAssertEqual(body(response)?.objectValue?["error"], .string("Bad request"))
@@ -113,16 +118,91 @@ final class BeamsTests: XCTestCase {
         let response = publishAPI.handle(
             json(
                 "POST", "/publish_api/v1/instances/key-ios/publishes",
-                #"{"interests":["a","b-c"],"apns":{"aps":{"alert":"Hi!"}},"fcm":{"notification":{"title":"t"}},"web":{}}"#))
+                #"{"interests":["a","b_c"],"apns":{"aps":{"alert":"Hi!"}},"fcm":{"notification":{"title":"t"}},"web":{}}"#))
         XCTAssertEqual(response.status, 200, String(decoding: response.body, as: UTF8.self))
         XCTAssertEqual(body(response), .object(["publishId": .string("pubid-01010101-0101-4101-8101-010101010101")]))
         let published = try XCTUnwrap(store.published.first)
-        XCTAssertEqual(published.appID, ios.id)
-        XCTAssertEqual(published.interests, ["a", "b-c"])
+        XCTAssertEqual(published.appIDs, [ios.id])
+        XCTAssertEqual(published.interests, ["a", "b_c"])
         XCTAssertEqual(published.message.source, "beams:publish")
         XCTAssertEqual(published.message.apns?.payload, Array(#"{"aps":{"alert":"Hi!"}}"#.utf8))
         XCTAssertEqual(published.message.fcm?.fields, ["notification": .object(["title": .string("t")])])
         XCTAssertEqual(counter.wakes, 0, "nobody subscribed: nothing to wake the outbox for")
+    }
+
+    // MARK: One instance, both platforms
+
+    func testClientsOfBothPlatformsRegisterUnderOneKeyIntoTheirPlatformsApp() throws {
+        store.apps = [ios, android]
+        let apple = clientAPI.handle(
+            json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"apns","token":"\#(token)"}"#))
+        XCTAssertEqual(apple.status, 201)
+        for type in ["fcm", "gcm"] {
+            let google = clientAPI.handle(
+                json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"\#(type)","token":"iid:APA91b_\#(type)"}"#))
+            XCTAssertEqual(google.status, 201)
+        }
+        XCTAssertEqual(store.clients.values.map(\.app.id.rawValue).sorted(), ["com.example.android", "com.example.android", "com.example.ios"])
+        // A refreshed token keeps the client in its platform's app; the other platform is refused.
+        let androidClient = try XCTUnwrap(store.clients.first { $0.value.app == android }?.key)
+        let crossed = clientAPI.handle(
+            json("PUT", "/client_api/v1/clients/\(androidClient)/token", #"{"platform_type":"apns","token":"\#(token)"}"#))
+        XCTAssertEqual(crossed.status, 400)
+        XCTAssertTrue(body(crossed)?.objectValue?["description"]?.stringValue?.contains("registered as FCM") ?? false)
+    }
+
+    func testTokensWithControlCharactersAreRefused() throws {
+        store.apps = [ios, android]
+        for (type, token) in [("fcm", #"iid:APA91b\u0000x"#), ("gcm", #"iid:APA91b\nx"#), ("fcm", #"iid:APA91b\u007fx"#), ("apns", #"00\u0000"#)] {
+            let response = clientAPI.handle(
+                json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"\#(type)","token":"\#(token)"}"#))
+            XCTAssertEqual(response.status, 400, token)
+            XCTAssertEqual(body(response)?.objectValue?["error"], .string("Bad request"))
+        }
+        XCTAssertTrue(store.clients.isEmpty)
+    }
+
+    func testAPlatformWithNoAppBehindTheKeyIsRefusedNamingIt() throws {
+        let response = clientAPI.handle(
+            json("POST", "/client_api/v1/clients", #"{"app_key":"key-ios","platform_type":"fcm","token":"iid:APA91b_x"}"#))
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(body(response)?.objectValue?["error"], .string("Bad request"))
+        let description = body(response)?.objectValue?["description"]?.stringValue ?? ""
+        XCTAssertTrue(description.contains("no FCM app"), description)
+        XCTAssertTrue(store.clients.isEmpty)
+    }
+
+    func testAPublishToAnInstanceOfTwoAppsGoesToEachAppWithItsHalf() throws {
+        store.apps = [android, ios]
+        func publish(_ body: String) -> Response {
+            publishAPI.handle(json("POST", "/publish_api/v1/instances/key-ios/publishes", body))
+        }
+        XCTAssertEqual(publish(#"{"interests":["a"],"apns":{"aps":{}},"fcm":{"data":{"k":"v"}}}"#).status, 200)
+        XCTAssertEqual(publish(#"{"interests":["a"],"fcm":{"data":{"k":"v"}}}"#).status, 200)
+        XCTAssertEqual(publish(#"{"interests":["a"],"apns":{"aps":{}}}"#).status, 200)
+        XCTAssertEqual(store.published.map(\.appIDs), [[ios.id, android.id], [android.id], [ios.id]])
+    }
+
+    func testPublishedInterestNamesFollowTheClientAPIsRules() throws {
+        let cases: [(String, String)] = [
+            (#""a-b""#, "hyphen"), (#""""#, "empty"), ("\"\(String(repeating: "x", count: 165))\"", "165 characters"),
+            (#""a b""#, "U+0020"), (#""a\u0000b""#, "U+0000"), (#""ok","é""#, "interests[1]"), (#"7"#, "interests[0] is not a string"),
+            (#""ok",null"#, "not a string"),
+        ]
+        for (list, fragment) in cases {
+            let response = publishAPI.handle(
+                json("POST", "/publish_api/v1/instances/key-ios/publishes", #"{"interests":[\#(list)],"apns":{"aps":{}}}"#))
+            XCTAssertEqual(response.status, 422, list)
+            XCTAssertEqual(body(response)?.objectValue?["error"], .string("Unprocessable Entity"))
+            let description = body(response)?.objectValue?["description"]?.stringValue ?? ""
+            XCTAssertTrue(description.contains(fragment), "\(list): \(description)")
+        }
+        let longest = String(repeating: "x", count: 164)
+        XCTAssertEqual(
+            publishAPI.handle(
+                json("POST", "/publish_api/v1/instances/key-ios/publishes", #"{"interests":["\#(longest)","_=@,.;"],"apns":{"aps":{}}}"#)
+            ).status, 200)
+        XCTAssertEqual(store.published.count, 1, "only the valid publish reached the store")
     }
 
     func testARemotePublisherIsForbiddenWhileNoSenderKeyExists() {
@@ -139,14 +219,14 @@ final class BeamsTests: XCTestCase {
     func testStoreFailuresAnswer500InBeamsShapeWithTheDetailForTheLogOnly() {
         final class Broken: BeamsStore, @unchecked Sendable {
             struct Failure: Error {}
-            func beamsApp(appKey: String) throws -> BeamsApp? { throw Failure() }
+            func beamsInstance(appKey: String) throws -> BeamsInstance? { throw Failure() }
             func beamsClient(id: String) throws -> BeamsClient? { throw Failure() }
             func addBeamsClient(id: String, appID: AppID, token: DeviceToken, reportedToken: String) throws {}
             func replaceBeamsClientToken(clientID: String, token: DeviceToken, reportedToken: String) throws -> Bool { false }
             func setBeamsInterest(clientID: String, appKey: String, interest: String, subscribed: Bool) throws
                 -> BeamsInterestChange
             { throw Failure() }
-            func publishToInterests(appID: AppID, interests: [String], message: OutboxMessage) throws -> Int { 0 }
+            func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage) throws -> Int { 0 }
         }
         let api = BeamsClientAPI(store: Broken(), identifiers: identifiers)
         let response = api.handle(json("POST", "/client_api/v1/clients", #"{"app_key":"k","platform_type":"apns","token":"\#(token)"}"#))

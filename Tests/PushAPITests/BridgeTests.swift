@@ -143,6 +143,10 @@ final class NotificationBridgeTests: XCTestCase {
             (#"{"pnsub": {"destination": "apns://AAAA", "topic": "a"}}"#, 400, "destination apns:// must be followed by the base64 of an APNs device token (32 bytes or more)"),
             (#"{"pnsub": {"destination": "apns://!!!", "topic": "a"}}"#, 400, "destination apns:// must be followed by the base64 of an APNs device token (32 bytes or more)"),
             (#"{"pnsub": {"destination": "gcm://has space", "topic": "a"}}"#, 400, "destination gcm:// must be followed by an FCM registration token (printable text, no spaces)"),
+            // Control characters, which FCM would refuse at every push, are refused here.
+            (#"{"pnsub": {"destination": "gcm://dXk:APA91b\u0000x", "topic": "a"}}"#, 400, "destination gcm:// must be followed by an FCM registration token (printable text, no spaces)"),
+            (#"{"pnsub": {"destination": "gcm://dXk:APA91b\nx", "topic": "a"}}"#, 400, "destination gcm:// must be followed by an FCM registration token (printable text, no spaces)"),
+            (#"{"pnsub": {"destination": "gcm://dXk:APA91b\u007fx", "topic": "a"}}"#, 400, "destination gcm:// must be followed by an FCM registration token (printable text, no spaces)"),
             (#"{"pnsub": {"destination": "gcm://", "topic": "a"}}"#, 400, "destination must be an apns:// or gcm:// URI"),
             (#"{"pnsub": {"destination": "\#(Self.gcmDestination)", "topic": "?a/.*"}}"#, 400, "topic selector ?a/.* is a regular expression pattern; this bridge serves path selectors only (>path, >path/ for descendants, >path// for the path and its descendants)"),
             (#"{"request": {"content": "x"}}"#, 400, "request.content must be a JSON object"),

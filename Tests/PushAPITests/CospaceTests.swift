@@ -109,6 +109,22 @@ final class CospaceTests: XCTestCase {
         XCTAssertFalse(PushChange.isTopic("de.cospace.app.ü"))
     }
 
+    func testRegistrationIDsRefuseEveryControlCharacter() throws {
+        func change(_ id: String) throws -> PushChange {
+            try PushChange(["system": .string("gcm"), "action": .string("add"), "registration_id": .string(id)])
+        }
+        XCTAssertEqual(try change("dTk3:APA91b-x_y"), .addRegistrationID("dTk3:APA91b-x_y"))
+        XCTAssertEqual(try change("registration id with spaces é"), .addRegistrationID("registration id with spaces é"))
+        for control in [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1B, 0x1F, 0x7F, 0x80, 0x85, 0x9F] {
+            let id = "APA91bHun4" + String(Character(Unicode.Scalar(UInt8(control)))) + "MxP5e"
+            XCTAssertThrowsError(try change(id), "U+\(String(control, radix: 16))") { error in
+                XCTAssertEqual(error as? CospaceError, .invalid("invalid-registration-id"))
+            }
+        }
+        XCTAssertFalse(PushChange.isControl(" "))
+        XCTAssertFalse(PushChange.isControl("\u{A0}"))
+    }
+
     func testAnAPNsAddDefaultsTheTopicToTheBundleID() throws {
         let change = try PushChange([
             "system": .string("apns"), "action": .string("add"),

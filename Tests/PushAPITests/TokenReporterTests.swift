@@ -1,3 +1,4 @@
+import Foundation
 import PushCore
 import PushTesting
 import XCTest
@@ -157,6 +158,56 @@ final class TokenReporterTests: XCTestCase {
         XCTAssertEqual(response.status, 400)
         XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains("FCM registration token"))
         XCTAssertEqual(store.writeCount, writes)
+    }
+
+    // MARK: FCM tokens raw or base64
+
+    func testReportedFCMTokensAreReadRawOrFromBase64() {
+        let raw = "eT3xQ9rTSd6:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx_k7Lw3Bq0oQ"
+        let text = DeviceToken(bytes: Array(raw.utf8))
+        let base64 = Base64.encode(Array(raw.utf8))
+        let urlSafe = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let legacy = "APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+        let apns = DeviceToken(bytes: Array(repeating: 0xAB, count: 32))
+        for platform in [Platform.fcm, nil] {
+            XCTAssertEqual(ReportedToken.token(raw, platform: platform), text)
+            XCTAssertEqual(ReportedToken.token(base64, platform: platform), text)
+            XCTAssertEqual(ReportedToken.token(urlSafe, platform: platform), text)
+            // Legacy GCM tokens are base64's alphabet, but decode to no text: they stand as they are.
+            XCTAssertNotNil(DeviceToken.fromBase64(legacy))
+            XCTAssertEqual(ReportedToken.token(legacy, platform: platform), DeviceToken(bytes: Array(legacy.utf8)))
+            XCTAssertNil(ReportedToken.token("has space:APA91b", platform: platform))
+            XCTAssertNil(ReportedToken.token("a:b\u{0}c:APA91b", platform: platform))
+            XCTAssertNil(ReportedToken.token("", platform: platform))
+        }
+        // An APNs token is base64 of 32+ bytes and nothing else; an FCM app refuses it, an
+        // unregistered app keeps its bytes.
+        XCTAssertEqual(ReportedToken.token(apns.base64, platform: .apns), apns)
+        XCTAssertNil(ReportedToken.token(apns.base64, platform: .fcm))
+        XCTAssertEqual(ReportedToken.token(apns.base64, platform: nil), apns)
+        XCTAssertNil(ReportedToken.token(raw, platform: .apns))
+        XCTAssertNil(ReportedToken.token(Base64.encode([1, 2, 3]), platform: .apns))
+        // Neither base64 nor an FCM token's alphabet.
+        XCTAssertNil(ReportedToken.token("not*base64", platform: nil))
+        XCTAssertNil(ReportedToken.token("star*:APA91b", platform: .fcm))
+    }
+
+    func testARawFCMTokenIsStoredAsItsTextAndMeetsItsBase64Form() throws {
+        try store.addApp(
+            RegisteredApp(id: AppID("com.example.android")!, credentials: .fcmServiceAccount(json: "{}", projectID: "p")),
+            replacing: false)
+        let raw = "eT3xQ9rTSd6:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx_k7Lw3Bq0oQ"
+        let first = reporter.handle(
+            Request(method: "GET", target: "/token/?selector=s1&token_msgs=\(raw)&appid_msgs=com.example.android"))
+        XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        let encoded = Base64.encode(Array(raw.utf8)).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let second = reporter.handle(
+            Request(method: "GET", target: "/token/?selector=s2&token_msgs=\(encoded)&appid_msgs=com.example.android"))
+        XCTAssertEqual(second.status, 200, String(decoding: second.body, as: UTF8.self))
+        let devices = try store.devices()
+        XCTAssertEqual(devices.map(\.token), [DeviceToken(bytes: Array(raw.utf8))])
+        XCTAssertEqual(devices.first?.owners.count, 2)
     }
 
     func testRefusals() throws {

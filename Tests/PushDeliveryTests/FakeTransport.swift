@@ -20,6 +20,30 @@ final class FakeTransport: HTTP2Transport, @unchecked Sendable {
     private let lock = NSLock()
     private var rules: [Rule] = []
     private var recorded: [UpstreamRequest] = []
+    /// `holdReplies(untilRequests:)`: how many requests open the gate, and the replies waiting.
+    private var gate: (count: Int, held: [@Sendable () -> Void])?
+    private var gateOpenedByRequests = false
+
+    /// Holds every reply back until `count` requests have been submitted, so that a caller
+    /// that waits for each answer before sending the next never gets one; `timeout` seconds
+    /// after this call the gate opens anyway (`openedByRequests` then says false).
+    func holdReplies(untilRequests count: Int, timeout: Double = 30) {
+        lock.withLock { gate = (count, []) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { self.openGate(byRequests: false) }
+    }
+
+    /// Whether the gate of `holdReplies` opened because every request it waited for came.
+    var openedByRequests: Bool { lock.withLock { gateOpenedByRequests } }
+
+    private func openGate(byRequests: Bool) {
+        let held = lock.withLock { () -> [@Sendable () -> Void] in
+            guard let open = gate else { return [] }
+            gate = nil
+            gateOpenedByRequests = byRequests
+            return open.held
+        }
+        for reply in held { reply() }
+    }
 
     /// Answers requests whose URL contains `urlFragment` ("" matches all; later rules win) with
     /// these replies in turn, the last one for every request after.
@@ -56,7 +80,16 @@ final class FakeTransport: HTTP2Transport, @unchecked Sendable {
             return reply
         }
         let outcome = reply.outcome
-        DispatchQueue.global().asyncAfter(deadline: .now() + reply.delaySeconds) { completion(outcome) }
+        let answer: @Sendable () -> Void = {
+            DispatchQueue.global().asyncAfter(deadline: .now() + reply.delaySeconds) { completion(outcome) }
+        }
+        let (held, complete) = lock.withLock { () -> (Bool, Bool) in
+            guard gate != nil else { return (false, false) }
+            gate!.held.append(answer)
+            return (true, recorded.count >= gate!.count)
+        }
+        if complete { openGate(byRequests: true) }
+        if !held { answer() }
     }
 }
 

@@ -40,15 +40,20 @@ final class AppCatalogTests: StoreTestCase {
         XCTAssertEqual(try store.apps().count, 1)
     }
 
-    func testADuplicateBeamsAppKeyIsAConstraintError() throws {
+    func testABeamsAppKeyTakesOneAppPerPlatform() throws {
         let store = try makeStore()
         try store.addApp(Fixture.fcmApp, replacing: false)
-        var other = Fixture.apnsApp
-        other.appKey = Fixture.fcmApp.appKey
-        XCTAssertThrowsError(try store.addApp(other, replacing: false)) { error in
-            XCTAssertTrue(isConstraintViolation(error), "\(error)")
+        var apns = Fixture.apnsApp
+        apns.appKey = Fixture.fcmApp.appKey
+        try store.addApp(apns, replacing: false)
+        XCTAssertEqual(try store.app(id: Fixture.apnsAppID)?.appKey, "beams-key-1")
+        var secondFCM = Fixture.fcmApp
+        secondFCM.id = AppID("com.example.android2")!
+        XCTAssertThrowsError(try store.addApp(secondFCM, replacing: false)) { error in
+            XCTAssertEqual(
+                error as? AppCatalogError, .appKeyTaken(appKey: "beams-key-1", platform: .fcm, holder: Fixture.fcmAppID))
         }
-        XCTAssertNil(try store.app(id: Fixture.apnsAppID))
+        XCTAssertNil(try store.app(id: secondFCM.id))
     }
 
     func testDevicesReportedBeforeTheAppGetItsPlatformWhenItIsAdded() throws {

@@ -23,9 +23,11 @@ final class BeamsStoreTests: StoreTestCase {
     }
 
     func testAppsAndClientsAreFoundByKeyAndID() throws {
-        XCTAssertEqual(try store.beamsApp(appKey: "ios-key"), BeamsApp(id: app, platform: .apns, appKey: "ios-key"))
-        XCTAssertEqual(try store.beamsApp(appKey: "beams-key-1")?.platform, .fcm)
-        XCTAssertNil(try store.beamsApp(appKey: "nope"))
+        XCTAssertEqual(
+            try store.beamsInstance(appKey: "ios-key"),
+            BeamsInstance(appKey: "ios-key", apps: [BeamsApp(id: app, platform: .apns, appKey: "ios-key")]))
+        XCTAssertEqual(try store.beamsInstance(appKey: "beams-key-1")?.apps.map(\.platform), [.fcm])
+        XCTAssertNil(try store.beamsInstance(appKey: "nope"))
         try add("c1", seed: 1)
         XCTAssertEqual(try store.beamsClient(id: "c1")?.app.appKey, "ios-key")
         XCTAssertNil(try store.beamsClient(id: "c2"))
@@ -73,8 +75,8 @@ final class BeamsStoreTests: StoreTestCase {
             XCTAssertEqual(try store.setBeamsInterest(clientID: client, appKey: key, interest: interest, subscribed: true), .done)
         }
         let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)))
-        XCTAssertEqual(try store.publishToInterests(appID: app, interests: ["a", "b"], message: message), 2)
-        XCTAssertEqual(try store.publishToInterests(appID: app, interests: ["nobody"], message: message), 0)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a", "b"], message: message), 2)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["nobody"], message: message), 0)
         // The publish nobody receives keeps no payload.
         XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 1)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
@@ -87,12 +89,161 @@ final class BeamsStoreTests: StoreTestCase {
         try add("c1", seed: 1)
         XCTAssertEqual(try store.setBeamsInterest(clientID: "c1", appKey: "ios-key", interest: "a", subscribed: true), .done)
         let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
-        XCTAssertEqual(try store.publishToInterests(appID: app, interests: ["a"], message: message), 1)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a"], message: message), 1)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
         try store.complete([(claimed[0], .deadToken(reason: "Unregistered", since: nil))], now: 0)
         XCTAssertNil(try store.beamsClient(id: "c1"))
         let database = try openDatabase()
         XCTAssertEqual(try count("beams_interests", in: database), 0)
         XCTAssertEqual(try count("devices", in: database), 0)
+    }
+
+    // MARK: One key, an APNs app and an FCM app
+
+    /// The fixture's FCM app, moved behind the APNs app's key.
+    func shareTheKey() throws {
+        var android = Fixture.fcmApp
+        android.appKey = "ios-key"
+        try store.addApp(android, replacing: true)
+    }
+
+    func testOneKeyServesAnAPNsAndAnFCMApp() throws {
+        try shareTheKey()
+        let instance = try XCTUnwrap(try store.beamsInstance(appKey: "ios-key"))
+        XCTAssertEqual(instance.apps.map(\.id), [app, Fixture.fcmAppID])
+        XCTAssertEqual(instance.app(for: .fcm)?.id, Fixture.fcmAppID)
+        XCTAssertNil(try store.beamsInstance(appKey: "beams-key-1"), "the FCM app's old key is gone")
+        XCTAssertEqual(try store.app(id: Fixture.fcmAppID)?.appKey, "ios-key")
+        XCTAssertEqual(try store.apps().map(\.appKey), ["ios-key", "ios-key"])
+        // Each client's app key is the instance's, whichever app it belongs to.
+        try store.addBeamsClient(
+            id: "f1", appID: Fixture.fcmAppID, token: DeviceToken.fromFCMText("iid:APA91b_1")!, reportedToken: "iid:APA91b_1")
+        XCTAssertEqual(try store.beamsClient(id: "f1")?.app, BeamsApp(id: Fixture.fcmAppID, platform: .fcm, appKey: "ios-key"))
+        XCTAssertEqual(try store.setBeamsInterest(clientID: "f1", appKey: "ios-key", interest: "a", subscribed: true), .done)
+    }
+
+    func testASecondAppOfAPlatformUnderAKeyIsRefusedAndNothingIsWritten() throws {
+        let other = RegisteredApp(
+            id: AppID("com.example.other")!, credentials: Fixture.apnsApp.credentials, apnsTopic: "com.example.other",
+            appKey: "ios-key")
+        XCTAssertThrowsError(try store.addApp(other, replacing: false)) { error in
+            XCTAssertEqual(error as? AppCatalogError, .appKeyTaken(appKey: "ios-key", platform: .apns, holder: app))
+            XCTAssertTrue("\(error)".contains("app key ios-key already has an apns app, com.example.phone"), "\(error)")
+        }
+        XCTAssertNil(try store.app(id: other.id))
+        // The same through a replace: the FCM app turned into an APNs app under the key.
+        var turned = Fixture.fcmApp
+        turned.credentials = Fixture.apnsApp.credentials
+        turned.appKey = "ios-key"
+        XCTAssertThrowsError(try store.addApp(turned, replacing: true))
+        XCTAssertEqual(try store.app(id: Fixture.fcmAppID)?.platform, .fcm)
+        XCTAssertEqual(try store.beamsInstance(appKey: "beams-key-1")?.apps.map(\.id), [Fixture.fcmAppID])
+        // Re-adding an app with its own key is no conflict.
+        var again = Fixture.apnsApp
+        again.appKey = "ios-key"
+        XCTAssertNoThrow(try store.addApp(again, replacing: true))
+    }
+
+    func testAKeyFollowsItsAppThroughReplaceAndRemove() throws {
+        try shareTheKey()
+        var ios = Fixture.apnsApp
+        ios.appKey = nil
+        try store.addApp(ios, replacing: true)
+        XCTAssertEqual(try store.beamsInstance(appKey: "ios-key")?.apps.map(\.id), [Fixture.fcmAppID])
+        XCTAssertEqual(try store.removeApp(id: Fixture.fcmAppID), true)
+        XCTAssertNil(try store.beamsInstance(appKey: "ios-key"))
+        XCTAssertEqual(try count("beams_instances", in: try openDatabase()), 0)
+        // Once free, the key takes another app of the platform.
+        ios.appKey = "beams-key-1"
+        try store.addApp(ios, replacing: true)
+        XCTAssertEqual(try store.beamsInstance(appKey: "beams-key-1")?.apps.map(\.id), [app])
+    }
+
+    func testAPublishToBothAppsQueuesEachSubscribedDeviceOnce() throws {
+        try shareTheKey()
+        try add("c1", seed: 1)
+        try add("c2", seed: 1)  // the same iPhone again
+        try add("c3", seed: 3)
+        let fcmToken = DeviceToken.fromFCMText("iid:APA91b_1")!
+        try store.addBeamsClient(id: "f1", appID: Fixture.fcmAppID, token: fcmToken, reportedToken: "iid:APA91b_1")
+        try store.addBeamsClient(id: "f2", appID: Fixture.fcmAppID, token: fcmToken, reportedToken: "iid:APA91b_1")
+        for (client, interest) in [("c1", "a"), ("c2", "b"), ("c3", "other"), ("f1", "a"), ("f2", "b")] {
+            XCTAssertEqual(try store.setBeamsInterest(clientID: client, appKey: "ios-key", interest: interest, subscribed: true), .done)
+        }
+        let message = OutboxMessage(
+            source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)),
+            fcm: FCMMessage(fields: ["data": .object(["k": .string("v")])]))
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app, Fixture.fcmAppID], interests: ["a", "b"], message: message), 2)
+        let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
+        XCTAssertEqual(Set(claimed.map(\.notification.token)), [Fixture.apnsToken(1), fcmToken])
+        // Only the apps named: an FCM-only publish leaves the iPhones out.
+        XCTAssertEqual(try store.publishToInterests(appIDs: [Fixture.fcmAppID], interests: ["a", "b", "other"], message: message), 1)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [], interests: ["a"], message: message), 0)
+    }
+}
+
+/// 0004 moves each app's Beams key into `beams_instances` and keeps every device, client and
+/// interest.
+final class BeamsInstancesMigrationTests: StoreTestCase {
+    func testKeysMoveToTheInstancesTableAndNothingElseChanges() throws {
+        try requireSQLite("the schema as 0003 left it is built from SQLite's files and literals")
+        // The schema as 0003 left it, with a Beams app, a client, its device and interests.
+        let before = directory.appendingPathComponent("sql-0003", isDirectory: true)
+        try FileManager.default.createDirectory(at: before, withIntermediateDirectories: true)
+        for name in ["0001_initial.sql", "0002_outbox.sql", "0003_provider_tokens.sql"] {
+            try FileManager.default.copyItem(
+                at: Self.sqlDirectory.appendingPathComponent(name), to: before.appendingPathComponent(name))
+        }
+        let database = try openSQLiteDatabase()
+        try Migrator.migrate(database: database, directory: before)
+        try database.execute(
+            """
+            INSERT INTO apps (id, platform, apns_team_id, apns_key_id, apns_private_key_pem, app_key, created_at, updated_at)
+            VALUES ('com.example.ios', 'apns', 'TEAM123456', 'KEY1234567', 'pem', 'ios-key', 1, 1);
+            INSERT INTO apps (id, platform, fcm_service_account_json, fcm_project_id, app_key, created_at, updated_at)
+            VALUES ('com.example.android', 'fcm', '{}', 'p', 'android-key', 1, 1);
+            INSERT INTO apps (id, platform, fcm_service_account_json, fcm_project_id, created_at, updated_at)
+            VALUES ('com.example.nokey', 'fcm', '{}', 'p', 1, 1);
+            INSERT INTO devices (id, app_id, token, reported_token, platform, created_at, updated_at)
+            VALUES (1, 'com.example.ios', x'0101', '0101', 'apns', 1, 1),
+                   (2, 'com.example.android', CAST('iid:APA91b' AS BLOB), 'iid:APA91b', 'fcm', 1, 1);
+            INSERT INTO beams_clients (id, app_id, device_id, created_at, updated_at)
+            VALUES ('c1', 'com.example.ios', 1, 1, 1), ('c2', 'com.example.android', 2, 1, 1);
+            INSERT INTO beams_interests (client_id, interest) VALUES ('c1', 'a'), ('c1', 'b'), ('c2', 'a');
+            """)
+        let applied = try Migrator.migrate(database: database, directory: Self.sqlDirectory)
+        XCTAssertEqual(applied, ["0004_beams_instances.sql"])
+
+        let instances = try database.withStatement(
+            "SELECT app_key, platform, app_id FROM beams_instances ORDER BY app_key"
+        ) { row in
+            var rows: [[String]] = []
+            while try row.step() { rows.append((0..<3).map { row.string(Int32($0)) ?? "NULL" }) }
+            return rows
+        }
+        XCTAssertEqual(
+            instances, [["android-key", "fcm", "com.example.android"], ["ios-key", "apns", "com.example.ios"]])
+        let keysLeft = try database.withStatement("SELECT count(*) FROM apps WHERE app_key IS NOT NULL") { row in
+            _ = try row.step()
+            return row.int64(0)
+        }
+        XCTAssertEqual(keysLeft, 0)
+        XCTAssertEqual(try count("apps", in: database), 3)
+        XCTAssertEqual(try count("devices", in: database), 2)
+        XCTAssertEqual(try count("beams_clients", in: database), 2)
+        XCTAssertEqual(try count("beams_interests", in: database), 3)
+
+        // The store reads the moved keys, and the old one-key-per-platform installation can
+        // now put both apps behind one key.
+        let store = try makeStore()
+        XCTAssertEqual(try store.beamsClient(id: "c1")?.app.appKey, "ios-key")
+        XCTAssertEqual(try store.beamsInstance(appKey: "android-key")?.apps.map(\.id.rawValue), ["com.example.android"])
+        var android = try XCTUnwrap(try store.app(id: AppID("com.example.android")!))
+        android.appKey = "ios-key"
+        try store.addApp(android, replacing: true)
+        XCTAssertEqual(
+            try store.beamsInstance(appKey: "ios-key")?.apps.map(\.id.rawValue), ["com.example.ios", "com.example.android"])
+        XCTAssertEqual(try store.beamsClient(id: "c2")?.app.appKey, "ios-key")
+        XCTAssertEqual(try count("beams_interests", in: database), 3)
     }
 }

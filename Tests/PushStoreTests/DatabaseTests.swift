@@ -111,7 +111,8 @@ final class DatabaseTests: StoreTestCase {
         }
         let waited = Date().timeIntervalSince(start)
         XCTAssertGreaterThanOrEqual(waited, 0.19)
-        XCTAssertLessThan(waited, 2)
+        // Not forever (the holder never lets go); how much over 200 ms is the machine's load.
+        XCTAssertLessThan(waited, 30)
         XCTAssertFalse(waiter.isInTransaction)
     }
 

@@ -328,19 +328,21 @@ final class GroupCommitWriterTests: StoreTestCase {
         }
         let deadline = Date().addingTimeInterval(30)
         while written.withValue({ $0 }) < 300, Date() < deadline { usleep(1000) }
+        // Nothing else checkpoints here (autoCheckpoint off), so the WAL has not started over
+        // since the load began: its header's checkpoint sequence number says when it does.
+        let sequenceBefore = try walCheckpointSequence()
         let caughtUp = try writer.checkpoint()
-        // Stopped at once, so that the WAL since holds only the writes already queued (a
-        // few frames); waiting for a number of them let a busy scheduler add 150 frames.
         stopping.withValue { $0 = true }
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the writers did not stop")
         // A commit after the checkpoint, in case every writer saw the stop before writing.
         try writer.write { try Self.insertJob(0, in: $0) }
 
-        XCTAssertGreaterThan(caughtUp.walFrames, 100)
+        // How many frames the load left, and how many come after, is the scheduler's choice;
+        // what must hold is that the checkpoint copied every frame there was, and that the
+        // next commit started the WAL over (rewrote its header) instead of appending.
+        XCTAssertGreaterThan(caughtUp.walFrames, 0, "the load wrote to the WAL")
         XCTAssertEqual(caughtUp.checkpointed, caughtUp.walFrames, "no frame was appended while it ran")
-        let after = try Database(path: databasePath, autoCheckpoint: false).checkpoint()
-        XCTAssertLessThan(
-            after.walFrames, caughtUp.walFrames / 2, "the writes after it started the WAL over")
+        XCTAssertGreaterThan(try walCheckpointSequence(), sequenceBefore, "the writes after it started the WAL over")
         XCTAssertEqual(try jobIDs().count, written.withValue { $0 } + 1)
     }
 

@@ -21,6 +21,8 @@ public struct HTTPClient: Sendable {
         public let status: Int
         public let headers: [(name: String, value: String)]
         public let body: [UInt8]
+        /// The response's first line as received (`HTTP/1.1 422 Unprocessable Entity`).
+        public var statusLine = ""
 
         public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
@@ -148,7 +150,9 @@ public struct HTTPClient: Sendable {
         if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
             body = try dechunk(body)
         }
-        return Response(status: status, headers: headers, body: body)
+        var response = Response(status: status, headers: headers, body: body)
+        response.statusLine = head[0]
+        return response
     }
 
     private static func dechunk(_ bytes: [UInt8]) throws -> [UInt8] {

@@ -83,13 +83,11 @@ public struct TokenReporter: RequestHandler {
             throw ReporterError.invalidValue(
                 field: appIDField, reason: "is not an application id (letters, digits, '.', '_', '-'; at most 200)")
         }
-        guard let token = DeviceToken.fromBase64(tokenText.trimmingASCIIWhitespace()) else {
-            throw ReporterError.invalidValue(field: tokenField, reason: "is not a base64-encoded push token")
-        }
-        if let platform = try apps.platform(of: appID), !token.isPlausible(for: platform) {
+        let platform = try apps.platform(of: appID)
+        guard let token = ReportedToken.token(tokenText.trimmingASCIIWhitespace(), platform: platform) else {
             throw ReporterError.invalidValue(
                 field: tokenField,
-                reason: "does not decode to \(platform == .apns ? "an APNs device token" : "an FCM registration token") for \(appID) (\(token.bytes.count) bytes)")
+                reason: ReportedToken.refusal(for: platform) + (platform == nil ? "" : " for \(appID)"))
         }
         return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
     }

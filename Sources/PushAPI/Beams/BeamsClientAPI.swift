@@ -13,6 +13,11 @@ public struct BeamsClientAPI: RequestHandler {
         self.identifiers = identifiers
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BeamsError.bodyTooLarge(limit: limit).response
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             switch try BeamsClientPath(request.path, prefix: Self.prefix) {
@@ -43,8 +48,15 @@ public struct BeamsClientAPI: RequestHandler {
         let appKey = try body.string("app_key")
         let type = try body.platformType()
         let text = try body.string("token")
-        guard let app = try store.beamsApp(appKey: appKey) else {
+        guard let instance = try store.beamsInstance(appKey: appKey) else {
             throw BeamsError.unauthorized("app_key is not the key of a registered app.")
+        }
+        // The iOS and Android SDKs share the instance id: the platform picks the app.
+        guard let app = instance.app(for: type.platform) else {
+            let present = instance.apps.map { Self.name($0.platform) }.joined(separator: " and ")
+            throw BeamsError.invalidField(
+                "This instance has no \(Self.name(type.platform)) app: platform_type \(type.rawValue) cannot register "
+                    + "under it (its apps are \(present)).")
         }
         let token = try Self.token(text, type: type, app: app)
         let id = try identifiers.uuid()
@@ -69,8 +81,11 @@ public struct BeamsClientAPI: RequestHandler {
         -> Response
     {
         let appKey = try body.string("app_key")
-        guard let interest = InterestName(name) else {
-            throw BeamsError.invalidField("The interest name must be \(InterestName.rule).")
+        let interest: InterestName
+        do {
+            interest = try InterestName(validating: name)
+        } catch {
+            throw BeamsError.invalidField("The interest name is refused: \(error.description).")
         }
         switch try store.setBeamsInterest(
             clientID: clientID, appKey: appKey, interest: interest.rawValue, subscribed: subscribed)
@@ -87,7 +102,7 @@ public struct BeamsClientAPI: RequestHandler {
     {
         guard type.platform == app.platform else {
             throw .invalidField(
-                "platform_type \(type.rawValue) does not match the app, whose devices use \(app.platform == .apns ? "apns" : "fcm").")
+                "platform_type \(type.rawValue) does not match the client, which registered as \(Self.name(app.platform)).")
         }
         switch type {
         case .apns:
@@ -101,6 +116,10 @@ public struct BeamsClientAPI: RequestHandler {
             }
             return token
         }
+    }
+
+    private static func name(_ platform: Platform) -> String {
+        platform == .apns ? "APNs" : "FCM"
     }
 
     private static func client(_ status: Int, id: String, type: BeamsPlatformType, token: String) -> Response {

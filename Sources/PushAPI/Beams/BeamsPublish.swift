@@ -19,12 +19,18 @@ struct BeamsPublish: Equatable {
                 "interests must name 1 to \(Self.maximumInterests) interests; it names \(array.count).")
         }
         var interests: [String] = []
-        for value in array {
-            guard let text = value.stringValue else { throw .unprocessable("interests must be an array of strings.") }
-            guard let name = InterestName(text, allowingHyphen: true) else {
-                throw .unprocessable("\"\(text.prefix(200))\" is not an interest name: \(InterestName.rule).")
+        for (index, value) in array.enumerated() {
+            guard let text = value.stringValue else {
+                throw .unprocessable("interests must be an array of strings; interests[\(index)] is not a string.")
             }
-            interests.append(name.rawValue)
+            // The client API's rules: a name no client can subscribe to is a mistake, not a
+            // publish to nobody.
+            do {
+                interests.append(try InterestName(validating: text).rawValue)
+            } catch {
+                throw .unprocessable(
+                    "interests[\(index)] \(Self.quoted(text)) is not an interest name: \(error.description).")
+            }
         }
         self.interests = interests
 
@@ -49,5 +55,16 @@ struct BeamsPublish: Equatable {
         guard apns != nil || fcm != nil else {
             throw .unprocessable("At least one of apns or fcm is required (web push is not delivered by this server).")
         }
+    }
+
+    /// Whether the publish carries a half for devices of `platform`.
+    func hasPayload(for platform: Platform) -> Bool {
+        platform == .apns ? apns != nil : fcm != nil
+    }
+
+    /// The name as JSON would quote it, cut to 200 characters: a description stays readable
+    /// whatever the caller sent.
+    private static func quoted(_ text: String) -> String {
+        String(decoding: JSONValue.string(String(text.prefix(200))).encoded(), as: UTF8.self)
     }
 }

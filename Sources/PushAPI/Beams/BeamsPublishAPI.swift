@@ -2,7 +2,8 @@ import PushCore
 
 /// The Pusher Beams publish API: a backend publishes one push to interests; every device
 /// subscribed to any of them gets it once, through the durable outbox. The instance id of
-/// Beams is the app's `app_key` here.
+/// Beams is the `app_key` of its apps here: one APNs and one FCM app at most, and the
+/// publish's `apns` half goes to the first's devices, its `fcm` half to the second's.
 public struct BeamsPublishAPI: RequestHandler {
     public static let prefix = "/publish_api"
 
@@ -22,6 +23,11 @@ public struct BeamsPublishAPI: RequestHandler {
         self.wakeOutbox = wakeOutbox
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BeamsError.bodyTooLarge(limit: limit).response
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             let appKey = try Self.instance(request.path)
@@ -32,17 +38,19 @@ public struct BeamsPublishAPI: RequestHandler {
             case .forbidden(let reason): throw BeamsError.forbidden(reason)
             case .unavailable(let error): return BeamsError.internalError(error)
             }
-            guard let app = try store.beamsApp(appKey: appKey) else { throw BeamsError.instanceNotFound }
+            guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
             let publish = try BeamsPublish(BeamsJSONBody(request))
-            switch app.platform {
-            case .apns where publish.apns == nil:
-                throw BeamsError.unprocessable("This instance's devices use APNs: the publish needs an apns payload.")
-            case .fcm where publish.fcm == nil:
-                throw BeamsError.unprocessable("This instance's devices use FCM: the publish needs an fcm payload.")
-            default: break
+            // Each app of the instance gets the publish when it carries that platform's half;
+            // one without a half is skipped (Beams publishes to iOS only, or Android only).
+            let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
+            guard !apps.isEmpty else {
+                let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }.joined(separator: " and ")
+                let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }.joined(separator: " or ")
+                throw BeamsError.unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
             }
             let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
-            let queued = try store.publishToInterests(appID: app.id, interests: publish.interests, message: message)
+            let queued = try store.publishToInterests(
+                appIDs: apps.map(\.id), interests: publish.interests, message: message)
             if queued > 0 { wakeOutbox() }
             let publishID = "pubid-" + (try identifiers.uuid())
             var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())

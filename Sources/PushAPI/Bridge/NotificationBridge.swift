@@ -18,6 +18,11 @@ public struct NotificationBridge: RequestHandler {
         self.bridgeApps = bridgeApps
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BridgeError.bodyTooLarge(limit: limit).response()
+    }
+
     public func handle(_ request: Request) -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
             return BridgeError.notFound(request.path).response()

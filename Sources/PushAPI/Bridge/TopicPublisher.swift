@@ -22,6 +22,11 @@ public struct TopicPublisher: RequestHandler {
         self.queued = queued
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BridgeError.bodyTooLarge(limit: limit).response()
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }

@@ -49,14 +49,21 @@ enum PushChange: Equatable {
         self = .addAPNsToken(registration)
     }
 
-    /// `^.{10,250}$`: 10 to 250 characters other than a line feed (what `.` matches).
+    /// `^.{10,250}$`: 10 to 250 characters other than a line feed (what `.` matches), and no
+    /// other control character either (NUL, CR, tab, DEL, C1): FCM refuses such a token, so
+    /// each push to it would end as a dead letter.
     private static func registrationID(_ value: JSONValue?) throws(CospaceError) -> String {
         guard case .string(let id)? = value else { throw .invalid("invalid-registration-id") }
         let scalars = id.unicodeScalars
-        guard (10...250).contains(scalars.count), !scalars.contains("\n") else {
+        guard (10...250).contains(scalars.count), !scalars.contains(where: isControl) else {
             throw .invalid("invalid-registration-id")
         }
         return id
+    }
+
+    /// Unicode's control characters (general category Cc): C0, DEL and C1.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `^[0-9a-fA-F]{64}$`.

@@ -14,6 +14,11 @@ public struct PushEvents: RequestHandler {
         self.publisher = publisher
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        CospaceError.bodyTooLarge(limit: limit).response
+    }
+
     public func handle(_ request: Request) -> Response {
         do {
             guard request.path == Self.path || request.path == Self.path + "/" else {

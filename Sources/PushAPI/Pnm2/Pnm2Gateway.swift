@@ -3,8 +3,9 @@ import PushCore
 
 /// The Acrobits HTTP push gateway (pnm2): a PBX posts pushes as JSON to `/pnm2/send` or
 /// `/pnm2/multisend` (or form fields to the old `/pnm2`), pushgate sends them while the
-/// caller waits and answers each with the document's `{"code", "response"}`.
-public struct Pnm2Gateway: RequestHandler {
+/// caller waits and answers each with the document's `{"code", "response"}`. The sends run in
+/// the upstream lane, so callers waiting on a slow APNs/FCM never hold the responder threads.
+public struct Pnm2Gateway: LaneAssigning {
     public static let prefix = "/pnm2"
     /// A multisend longer than this is refused whole: one request must not hold a responder
     /// thread (and the caller) for minutes.
@@ -28,9 +29,20 @@ public struct Pnm2Gateway: RequestHandler {
         Thread.sleep(forTimeInterval: seconds)
     }
 
+    /// Over the server's body limit: pnm2's reply shape, which a PBX script parses.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        Self.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+    }
+
     public func handle(_ request: Request) -> Response {
         guard let endpoint = Pnm2Endpoint(path: request.path) else {
             return Self.refusal(404, "no pnm2 endpoint at \(request.path): use /pnm2/send or /pnm2/multisend")
+        }
+        // The method first: a wrong one is wrong whoever asks, and a client that sent no
+        // credentials (a CORS preflight's OPTIONS, say) learns what to fix, not a 401.
+        // The document answers a wrong method with 400 Bad Request; Allow still says what works.
+        guard request.method == "POST" else {
+            return Self.refusal(400, "use POST", headers: [("Allow", "POST")])
         }
         switch senders.authorize(request) {
         case .allowed: break
@@ -40,10 +52,6 @@ public struct Pnm2Gateway: RequestHandler {
             return Self.refusal(403, reason)
         case .unavailable(let error):
             return Self.internalError(error)
-        }
-        // The document answers a wrong method with 400 Bad Request; Allow still says what works.
-        guard request.method == "POST" else {
-            return Self.refusal(400, "use POST", headers: [("Allow", "POST")])
         }
         do {
             switch endpoint {
@@ -66,6 +74,21 @@ public struct Pnm2Gateway: RequestHandler {
             return Self.internalError(error)
         }
     }
+
+    /// What reaches APNs/FCM, a POST to one of the three addresses, waits in the upstream lane;
+    /// everything else is answered at once where it was read.
+    public func lane(for request: Request) -> RequestLane? {
+        request.method == "POST" && Pnm2Endpoint(path: request.path) != nil ? .upstream : nil
+    }
+
+    /// The upstream lane had no room: a fault on our side that passes, so the document's
+    /// service error (code 500), with `Retry-After` for callers that read it.
+    public func busyResponse(for request: Request) -> Response {
+        Self.refusal(500, Self.busyMessage, headers: [("Retry-After", "1")])
+    }
+
+    /// The busy answer's `response`: a PBX script may match it to retry.
+    public static let busyMessage = "Push service busy"
 
     static func refusal(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> Response {
         .json(status, Array(Pnm2Reply(code: status, response: message).json.utf8), headers: headers)

@@ -1,18 +1,22 @@
 import PushCore
 
-/// The SQL of `apps`, and the mapping between its rows and `RegisteredApp`.
+/// The SQL of `apps`, and the mapping between its rows and `RegisteredApp`. An app's Beams
+/// key lives in `beams_instances` (see `BeamsInstanceTable`); `apps.app_key` is no longer used.
 enum AppTable {
     private static let columns = """
         id, platform, apns_team_id, apns_key_id, apns_private_key_pem, apns_certificate_pem,
         apns_certificate_key_pem, fcm_service_account_json, fcm_project_id, apns_topic,
-        apns_push_type, sandbox, app_key
+        apns_push_type, sandbox
+        """
+    private static let selectedColumns = """
+        \(columns), (SELECT b.app_key FROM beams_instances AS b WHERE b.app_id = apps.id)
         """
     private static let existsSQL = "SELECT 1 FROM apps WHERE id = ?"
     private static let platformSQL = "SELECT platform FROM apps WHERE id = ?"
     // One statement for add and replace: created_at survives a replace.
     private static let upsertSQL = """
         INSERT INTO apps (\(columns), created_at, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)
         ON CONFLICT (id) DO UPDATE SET
             platform = excluded.platform,
             apns_team_id = excluded.apns_team_id,
@@ -25,11 +29,10 @@ enum AppTable {
             apns_topic = excluded.apns_topic,
             apns_push_type = excluded.apns_push_type,
             sandbox = excluded.sandbox,
-            app_key = excluded.app_key,
             updated_at = excluded.updated_at
         """
-    private static let selectOneSQL = "SELECT \(columns) FROM apps WHERE id = ?"
-    private static let selectAllSQL = "SELECT \(columns) FROM apps ORDER BY id"
+    private static let selectOneSQL = "SELECT \(selectedColumns) FROM apps WHERE id = ?"
+    private static let selectAllSQL = "SELECT \(selectedColumns) FROM apps ORDER BY id"
     private static let deleteSQL = "DELETE FROM apps WHERE id = ?"
 
     /// Only the platform: the Token Reporter's check on every report, without decoding keys.
@@ -51,7 +54,8 @@ enum AppTable {
         }
     }
 
-    /// Inserts `app`, or updates the row of its id.
+    /// Inserts `app`, or updates the row of its id, and puts it behind its Beams key (or
+    /// behind none).
     static func upsert(_ app: RegisteredApp, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(upsertSQL) { statement in
             try statement.bind(app.id.rawValue, at: 1)
@@ -72,10 +76,10 @@ enum AppTable {
             try statement.bind(app.apnsTopic, at: 10)
             try statement.bind(app.apnsPushType?.rawValue, at: 11)
             try statement.bind(app.sandbox, at: 12)
-            try statement.bind(app.appKey, at: 13)
-            try statement.bind(now, at: 14)
+            try statement.bind(now, at: 13)
             try statement.run()
         }
+        try BeamsInstanceTable.assign(appID: app.id, appKey: app.appKey, platform: app.platform, in: database)
     }
 
     static func app(id: AppID, in database: some SQLConnection) throws -> RegisteredApp? {
@@ -104,7 +108,7 @@ enum AppTable {
         return database.changes > 0
     }
 
-    /// Reads the current row of a statement that selected `columns`.
+    /// Reads the current row of a statement that selected `selectedColumns`.
     private static func decode(_ row: some SQLRow) throws -> RegisteredApp {
         let rawID = row.string(0) ?? ""
         func invalid(_ column: String, _ value: String?) -> StoredValueError {

@@ -25,6 +25,14 @@ extension SQLStore {
             if !replacing, try AppTable.exists(app.id, in: database) {
                 throw AppCatalogError.duplicateApp(app.id)
             }
+            // A Beams instance has one app per platform: refuse in words, before the
+            // primary key of beams_instances would in SQL.
+            if let appKey = app.appKey,
+                let holder = try BeamsInstanceTable.holder(appKey: appKey, platform: app.platform, in: database),
+                holder != app.id
+            {
+                throw AppCatalogError.appKeyTaken(appKey: appKey, platform: app.platform, holder: holder)
+            }
             try AppTable.upsert(app, now: now, in: database)
             // Tokens reported before the app was known get their platform now.
             try DeviceTable.setPlatform(app.platform, appID: app.id, in: database)

@@ -3,10 +3,11 @@ import PushCore
 /// The SQL of `beams_clients`: one row per Beams client (app install), linked to its device.
 enum BeamsClientTable {
     private static let deleteForAppSQL = "DELETE FROM beams_clients WHERE app_id = ? RETURNING device_id"
-    // The app's key comes along: every client request is checked against it.
+    // The key of the app's instance comes along: every client request is checked against it.
     private static let selectSQL = """
-        SELECT c.app_id, a.platform, a.app_key, c.device_id
+        SELECT c.app_id, a.platform, b.app_key, c.device_id
         FROM beams_clients AS c JOIN apps AS a ON a.id = c.app_id
+        LEFT JOIN beams_instances AS b ON b.app_id = c.app_id
         WHERE c.id = ?
         """
     private static let insertSQL = """
@@ -36,10 +37,10 @@ enum BeamsClientTable {
         try database.withStatement(selectSQL) { row in
             try row.bind(id, at: 1)
             guard try row.step() else { return nil }
-            // The join only finds apps with a key: a client is only ever created through one,
-            // and an app's key removed later leaves its clients unable to prove anything.
+            // A client is only ever created through its app's key; an app's key removed later
+            // leaves its clients unable to prove anything (no key equals "").
             let appKey = row.string(2) ?? ""
-            let app = try BeamsAppKeyQuery.decode(row, idColumn: 0, platformColumn: 1, appKey: appKey)
+            let app = try BeamsInstanceTable.decode(row, idColumn: 0, platformColumn: 1, appKey: appKey)
             return Row(client: BeamsClient(id: id, app: app), deviceID: row.int64(3))
         }
     }

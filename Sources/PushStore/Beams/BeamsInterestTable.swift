@@ -18,13 +18,15 @@ enum BeamsInterestTable {
             INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
             SELECT DISTINCT ?3, c.device_id, ?4, ?4
             FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
-            WHERE i.interest IN (SELECT value FROM json_each(?2)) AND c.app_id = ?1
+            WHERE i.interest IN (SELECT value FROM json_each(?2))
+                AND c.app_id IN (SELECT value FROM json_each(?1))
             """,
         postgresql: """
             INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
             SELECT DISTINCT ?3, c.device_id, ?4, ?4
             FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
-            WHERE i.interest IN (SELECT jsonb_array_elements_text(CAST(?2 AS jsonb))) AND c.app_id = ?1
+            WHERE i.interest IN (SELECT jsonb_array_elements_text(CAST(?2 AS jsonb)))
+                AND c.app_id IN (SELECT jsonb_array_elements_text(CAST(?1 AS jsonb)))
             """)
 
     static func subscribe(clientID: String, interest: String, in database: some SQLConnection) throws {
@@ -43,14 +45,14 @@ enum BeamsInterestTable {
         }
     }
 
-    /// Queues payload `payloadID` for the devices of `appID`'s clients subscribed to any of
-    /// the interests (a JSON array of strings), each once, due at `now` (ms); returns how
-    /// many rows it queued.
+    /// Queues payload `payloadID` for the devices of the clients of the apps (a JSON array
+    /// of app ids) subscribed to any of the interests (a JSON array of strings), each once,
+    /// due at `now` (ms); returns how many rows it queued.
     static func enqueueSubscribedDevices(
-        appID: AppID, interestsJSON: String, payloadID: Int64, now: Int64, in database: some SQLConnection
+        appIDsJSON: String, interestsJSON: String, payloadID: Int64, now: Int64, in database: some SQLConnection
     ) throws -> Int {
         try database.withStatement(enqueueSubscribedDevicesSQL) {
-            try $0.bind(appID.rawValue, at: 1)
+            try $0.bind(appIDsJSON, at: 1)
             try $0.bind(interestsJSON, at: 2)
             try $0.bind(payloadID, at: 3)
             try $0.bind(now, at: 4)

@@ -3,8 +3,8 @@ import PushCore
 
 // BeamsStore: Pusher Beams clients, interests and publishes.
 extension SQLStore {
-    public func beamsApp(appKey: String) throws -> BeamsApp? {
-        try read { try BeamsAppKeyQuery.app(appKey: appKey, in: $0) }
+    public func beamsInstance(appKey: String) throws -> BeamsInstance? {
+        try read { try BeamsInstanceTable.instance(appKey: appKey, in: $0) }
     }
 
     public func beamsClient(id: String) throws -> BeamsClient? {
@@ -51,15 +51,16 @@ extension SQLStore {
         }
     }
 
-    public func publishToInterests(appID: AppID, interests: [String], message: OutboxMessage) throws -> Int {
+    public func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage) throws -> Int {
         let interestsJSON = String(decoding: try JSONEncoder().encode(interests), as: UTF8.self)
+        let appIDsJSON = String(decoding: try JSONEncoder().encode(appIDs.map(\.rawValue)), as: UTF8.self)
         let now = clock() * 1000
         // The lookup and the queueing in one transaction: a client that unsubscribes meanwhile
         // either gets the push or not, never half a fan-out.
         return try write { database in
             try Self.enqueue(message, now: now, in: database) { payloadID in
                 try BeamsInterestTable.enqueueSubscribedDevices(
-                    appID: appID, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
+                    appIDsJSON: appIDsJSON, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
             }
         }
     }

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import PushCore
+import PushStore
+
+/// `pushgate doctor`: checks a deployment and says what to fix, one line per finding.
+/// Exit status 0 only when no finding is a problem.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check this deployment (configuration, database, socket, nginx, credentials, clock, disk).",
+        discussion: "One line per finding: ok, WARN (worth knowing) or FAIL (to fix). Exit status 0 only without FAIL.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "nginx's worker user, who must reach the socket (Debian's nginx: www-data; nginx started as root without a `user` line: nobody).")
+    var nginxUser = "www-data"
+
+    @Option(help: "The rendered pushgate site include nginx loads.")
+    var nginxConf = "/etc/nginx/conf.d/pushgate.conf"
+
+    @Option(help: "This version's nginx template (found beside the executable or in the checkout when not given).")
+    var nginxTemplate: String?
+
+    @Option(help: "A push certificate that expires within this many days is a problem.")
+    var expiryDays = 30
+
+    @Flag(help: "Also run `pushgate apps check` for every app (talks to APNs and FCM).")
+    var online = false
+
+    func run() throws {
+        let findings = diagnose()
+        for finding in findings {
+            print(finding)
+        }
+        if findings.hasProblem {
+            let count = findings.filter { $0.verdict == .problem }.count
+            print("\(count) problem(s) found")
+            throw ExitCode(1)
+        }
+        print("no problems found")
+    }
+
+    private func diagnose() -> [DoctorFinding] {
+        let environment = ProcessInfo.processInfo.environment
+        let configPath = global.config ?? environment["PUSHGATE_CONFIG"]
+        let (loaded, configurationFindings) = ConfigurationCheck(path: configPath, environment: environment).run()
+        var findings = configurationFindings
+        guard let configuration = loaded else { return findings }
+
+        let runtime: Runtime
+        do {
+            runtime = try Runtime(global, label: "doctor")
+        } catch {
+            findings.append(.problem("configuration", "\(error)"))
+            return findings
+        }
+        let migrations = Result<URL, any Error> { try runtime.migrationsDirectory() }
+        var latestRecordedTime: Int64?
+        var apps: [RegisteredApp]?
+        if let postgreSQLStore = runtime.postgreSQLStore {
+            let checked = PostgreSQLCheck(
+                store: postgreSQLStore, description: runtime.databaseDescription, migrations: migrations
+            ).run()
+            findings += checked.findings
+            apps = checked.apps
+        } else {
+            let database = DatabaseCheck(
+                path: configuration.database, migrations: migrations,
+                busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds
+            ).run()
+            findings += database.findings
+            latestRecordedTime = database.latestRecordedTime
+            if database.isUsable {
+                do {
+                    apps = try SQLiteStore(path: configuration.database).apps()
+                } catch {
+                    findings.append(.problem("apps", "cannot read the registered apps: \(error)"))
+                }
+            }
+        }
+
+        if let worker = UserIdentity(name: nginxUser) {
+            findings += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
+        } else {
+            findings.append(.problem("socket", "there is no user \(nginxUser): name nginx's worker user with --nginx-user"))
+        }
+        findings += NginxTemplateCheck(
+            renderedPath: nginxConf, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
+        ).run()
+
+        if let apps {
+            findings += CredentialsCheck(apps: apps, now: Date(), expiryWarningDays: expiryDays).run()
+            if online {
+                findings += OnlineCredentialsCheck(apps: apps.map(\.id), configPath: configPath).run()
+            }
+        }
+        findings += ClockCheck(
+            now: Date(), latestRecordedTime: latestRecordedTime, synchronised: ClockCheck.systemSaysSynchronised()
+        ).run()
+        if runtime.postgreSQLStore == nil {
+            findings += DiskSpaceCheck(databasePath: configuration.database).run()
+        }
+        return findings
+    }
+
+    /// The template this binary belongs with: `share/pushgate/nginx/pushgate.conf` beside an
+    /// installed executable (scripts/install puts it there), or `nginx/pushgate.conf` of the
+    /// checkout a built one sits in.
+    static func installedTemplate() -> String? {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [executable.appendingPathComponent("../share/pushgate/nginx/pushgate.conf")]
+        var directory = executable
+        for _ in 0..<6 {
+            candidates.append(directory.appendingPathComponent("nginx/pushgate.conf"))
+            directory = directory.deletingLastPathComponent()
+        }
+        return candidates.map(\.standardizedFileURL.path).first { FileManager.default.fileExists(atPath: $0) }
+    }
+}

@@ -1,0 +1,71 @@
+import CFastCGI
+import Logging
+import PushCore
+
+/// One lane at work: the accepted requests the responder threads hand it, answered on the lane's
+/// own threads (each with its own handler) through a `Bulkhead`, or with the busy response
+/// their handler gave when the bulkhead has no room for them.
+final class Lane: Sendable {
+    let configuration: LaneConfiguration
+    private let bulkhead: Bulkhead<Job>
+    private let logger: Logger
+
+    /// A handed-over request and the answer it gets if it is refused.
+    struct Job: Sendable {
+        let accepted: AcceptedRequest
+        let busy: Response
+    }
+
+    /// - Parameter handlers: one per lane thread.
+    init(
+        configuration: LaneConfiguration, handlers: [any RequestHandler], limit: BodyLimit,
+        connections: ReadyConnections, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        let exchanges = handlers.map { _ in RequestExchange(limit: limit, connections: connections, logger: logger) }
+        bulkhead = Bulkhead(
+            name: configuration.lane.name,
+            limits: .init(
+                threads: handlers.count, queueLimit: configuration.queueLimit,
+                queueWaitSeconds: configuration.queueWaitSeconds),
+            logger: logger,
+            run: { job, thread in
+                exchanges[thread].answer(job.accepted, handler: handlers[thread])
+                Self.release(job.accepted)
+            },
+            refuse: { job, refusal in
+                var busy = job.busy
+                busy.logNote = "the \(configuration.lane.name) lane had no room: \(refusal)"
+                // Refusals are rare and come from several threads: a buffer of their own.
+                RequestExchange(limit: limit, connections: connections, logger: logger).answer(job.accepted, with: busy)
+                Self.release(job.accepted)
+            })
+    }
+
+    func start() {
+        bulkhead.start()
+    }
+
+    /// Takes over `accepted`: it is answered on a lane thread, or with `busy`.
+    func submit(_ accepted: AcceptedRequest, busy: Response) {
+        let id = accepted.head.id
+        if case .waits(let ahead) = bulkhead.submit(Job(accepted: accepted, busy: busy)) {
+            logger.debug(
+                "waits for a thread of the \(configuration.lane.name) lane behind \(ahead) others",
+                metadata: ["request-id": .string(id)])
+        }
+    }
+
+    /// Answers what is queued and running, then ends the lane's threads (see `Bulkhead.stop`).
+    func stop() -> Bool {
+        bulkhead.stop(timeoutSeconds: configuration.drainTimeoutSeconds)
+    }
+
+    var load: (running: Int, queued: Int) { bulkhead.load }
+
+    /// The answered request's `FCGX_Request`: `FCGX_Finish_r` has freed its streams and params.
+    private static func release(_ accepted: AcceptedRequest) {
+        accepted.request.deallocate()
+    }
+}

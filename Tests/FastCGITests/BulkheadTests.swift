@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+import XCTest
+
+@testable import FastCGI
+
+/// The bulkhead alone, with jobs that block until the test opens a gate: its bound on threads,
+/// its bounded queue and wait, its busy verdicts, the once-per-episode log line and draining on
+/// stop. No assertion depends on how fast the machine is: every wait is for an event, with a
+/// generous time-out that only a hang reaches.
+final class BulkheadTests: XCTestCase {
+    /// Records what ran, what was refused and why; jobs run until `gate` opens.
+    private final class Recorder: @unchecked Sendable {
+        // @unchecked: every field is touched under `condition`.
+        private let condition = NSCondition()
+        private var gateOpen = false
+        private(set) var startedJobs: [Int] = []
+        private(set) var finishedJobs: [Int] = []
+        private(set) var refusals: [(job: Int, refusal: Bulkhead<Int>.Refusal)] = []
+
+        func run(_ job: Int) {
+            condition.lock()
+            startedJobs.append(job)
+            condition.broadcast()
+            while !gateOpen { condition.wait() }
+            finishedJobs.append(job)
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func refuse(_ job: Int, _ refusal: Bulkhead<Int>.Refusal) {
+            condition.lock()
+            refusals.append((job, refusal))
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func openGate() {
+            condition.lock()
+            gateOpen = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func closeGate() {
+            condition.lock()
+            gateOpen = false
+            condition.unlock()
+        }
+
+        /// Waits (up to a minute, which only a hang reaches) until `done` holds.
+        func waitUntil(_ what: String, _ done: (Recorder) -> Bool) {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            condition.lock()
+            defer { condition.unlock() }
+            while !done(self) {
+                if !condition.wait(until: deadline) {
+                    XCTFail("timed out waiting until \(what)")
+                    return
+                }
+            }
+        }
+
+        var snapshot: (started: [Int], finished: [Int], refused: [Int: Bulkhead<Int>.Refusal]) {
+            condition.lock()
+            defer { condition.unlock() }
+            return (startedJobs, finishedJobs, Dictionary(uniqueKeysWithValues: refusals.map { ($0.job, $0.refusal) }))
+        }
+    }
+
+    private func bulkhead(
+        threads: Int, queue: Int, wait: Double, _ recorder: Recorder, logger: Logger = Logger(label: "test")
+    ) -> Bulkhead<Int> {
+        let bulkhead = Bulkhead<Int>(
+            name: "upstream", limits: .init(threads: threads, queueLimit: queue, queueWaitSeconds: wait),
+            logger: logger,
+            run: { job, _ in recorder.run(job) }, refuse: { job, refusal in recorder.refuse(job, refusal) })
+        bulkhead.start()
+        return bulkhead
+    }
+
+    func testNoMoreJobsRunAtOnceThanItHasThreads() {
+        let recorder = Recorder()
+        let bulkhead = bulkhead(threads: 2, queue: 10, wait: 600, recorder)
+        let verdicts = (1...5).map { bulkhead.submit($0) }
+        XCTAssertEqual(verdicts[0], .runs)
+        XCTAssertEqual(verdicts[1], .runs)
+        XCTAssertEqual(Array(verdicts[2...]), [.waits(ahead: 0), .waits(ahead: 1), .waits(ahead: 2)])
+        recorder.waitUntil("two jobs started") { $0.startedJobs.count == 2 }
+        // Both threads are held by the gate: the other three can only wait.
+        XCTAssertEqual(recorder.snapshot.started.count, 2)
+        XCTAssertEqual(bulkhead.load.running, 2)
+        XCTAssertEqual(bulkhead.load.queued, 3)
+
+        recorder.openGate()
+        recorder.waitUntil("every job finished") { $0.finishedJobs.count == 5 }
+        XCTAssertEqual(Set(recorder.snapshot.finished), [1, 2, 3, 4, 5])
+        XCTAssertTrue(recorder.snapshot.refused.isEmpty)
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+    }
+
+    func testAJobOverTheQueuesBoundIsRefusedAtOnceOnTheSubmittingThread() {
+        let recorder = Recorder()
+        let bulkhead = bulkhead(threads: 1, queue: 1, wait: 600, recorder)
+        XCTAssertEqual(bulkhead.submit(1), .runs)
+        XCTAssertEqual(bulkhead.submit(2), .waits(ahead: 0))
+        XCTAssertEqual(bulkhead.submit(3), .refused(.queueFull))
+        // Refused before submit returned, while job 1 still holds the only thread.
+        XCTAssertEqual(recorder.snapshot.refused, [3: .queueFull])
+
+        recorder.openGate()
+        recorder.waitUntil("the admitted jobs finished") { $0.finishedJobs.count == 2 }
+        XCTAssertEqual(recorder.snapshot.finished.sorted(), [1, 2])
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertFalse(recorder.snapshot.started.contains(3), "a refused job never runs")
+    }
+
+    func testAQueueOfNoneStillAdmitsAJobAFreeThreadTakes() {
+        let recorder = Recorder()
+        let bulkhead = bulkhead(threads: 1, queue: 0, wait: 600, recorder)
+        XCTAssertEqual(bulkhead.submit(1), .runs)
+        XCTAssertEqual(bulkhead.submit(2), .refused(.queueFull))
+        recorder.openGate()
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(recorder.snapshot.finished, [1])
+    }
+
+    func testAJobWaitingPastItsBoundIsRefusedWhileTheThreadsAreStillBusy() {
+        let recorder = Recorder()
+        let bulkhead = bulkhead(threads: 1, queue: 5, wait: 0.2, recorder)
+        bulkhead.submit(1)
+        recorder.waitUntil("job 1 started") { $0.startedJobs == [1] }
+        XCTAssertEqual(bulkhead.submit(2), .waits(ahead: 0))
+        recorder.waitUntil("job 2 was refused") { !$0.refusals.isEmpty }
+        // The gate is still shut: job 2 was refused by the clock, not after a thread came free.
+        let seen = recorder.snapshot
+        XCTAssertEqual(seen.refused, [2: .waitedTooLong])
+        XCTAssertEqual(seen.finished, [])
+        XCTAssertEqual(bulkhead.load.queued, 0)
+
+        recorder.openGate()
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(recorder.snapshot.finished, [1])
+    }
+
+    func testTheBusyEpisodeIsLoggedOnceAndItsEndOnce() {
+        let recorder = Recorder()
+        let (logger, log) = RecordingLogHandler.logger()
+        let bulkhead = bulkhead(threads: 1, queue: 0, wait: 600, recorder, logger: logger)
+        bulkhead.submit(1)
+        for job in 2...4 { XCTAssertEqual(bulkhead.submit(job), .refused(.queueFull)) }
+        let full = { log.all.filter { $0.message.contains("the upstream lane is full") } }
+        XCTAssertEqual(full().count, 1, "\(log.all.map(\.message))")
+        XCTAssertEqual(full().first?.level, .warning)
+
+        recorder.openGate()
+        recorder.waitUntil("job 1 finished") { $0.finishedJobs == [1] }
+        // The thread is free once its job has returned; a new job is admitted then.
+        var fifth = bulkhead.submit(5)
+        for _ in 0..<6000 where fifth != .runs {
+            usleep(10_000)
+            fifth = bulkhead.submit(5)
+        }
+        XCTAssertEqual(fifth, .runs)
+        recorder.waitUntil("job 5 finished") { $0.finishedJobs.contains(5) }
+        let ended = log.all.filter { $0.message.contains("the upstream lane has room again") }
+        XCTAssertEqual(ended.count, 1)
+        XCTAssertTrue(ended.first?.message.contains("3 requests were answered busy") ?? false, "\(ended)")
+
+        // A new episode is logged again.
+        recorder.closeGate()
+        bulkhead.submit(6)
+        recorder.waitUntil("job 6 started") { $0.startedJobs.contains(6) }
+        XCTAssertEqual(bulkhead.submit(7), .refused(.queueFull))
+        XCTAssertEqual(full().count, 2)
+        recorder.openGate()
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+    }
+
+    func testJobsFromManySubmittersAllRunWithNoneLostBetweenThreads() {
+        let recorder = Recorder()
+        recorder.openGate()
+        let bulkhead = bulkhead(threads: 4, queue: 2000, wait: 600, recorder)
+        DispatchQueue.concurrentPerform(iterations: 8) { submitter in
+            for index in 0..<250 {
+                bulkhead.submit(submitter * 1000 + index)
+                if index % 50 == 0 { usleep(1000) }  // let the threads go idle now and then
+            }
+        }
+        recorder.waitUntil("every job finished") { $0.finishedJobs.count == 2000 }
+        XCTAssertEqual(Set(recorder.snapshot.finished).count, 2000)
+        XCTAssertTrue(recorder.snapshot.refused.isEmpty)
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+    }
+
+    func testStoppingRunsWhatIsQueuedAndRunningAndRefusesNewJobs() {
+        let recorder = Recorder()
+        let bulkhead = bulkhead(threads: 1, queue: 5, wait: 600, recorder)
+        for job in 1...3 { bulkhead.submit(job) }
+        recorder.waitUntil("job 1 started") { $0.startedJobs == [1] }
+        // Job 1 cannot finish while the gate is shut: the drain is not over.
+        XCTAssertFalse(bulkhead.stop(timeoutSeconds: 0.05))
+        XCTAssertEqual(bulkhead.submit(4), .refused(.stopped))
+
+        recorder.openGate()
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        let seen = recorder.snapshot
+        XCTAssertEqual(seen.finished, [1, 2, 3], "the queued jobs ran before the threads ended")
+        XCTAssertEqual(seen.refused, [4: .stopped])
+    }
+}

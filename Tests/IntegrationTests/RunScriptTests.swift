@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushTesting
+import XCTest
+
+/// The real `scripts/run`, as an operator starts it: nginx and `pushgate serve` in front of a
+/// state directory of the test's, with the debug binary the tests run beside (PUSHGATE_BIN).
+final class RunScriptTests: XCTestCase {
+    func testFromADirectoryNginxsWorkersCannotPassItServes() throws {
+        // A checkout's state under a 0700 directory, as in root's home: nginx's workers would
+        // run as nobody, who cannot pass it to reach the socket or the body buffers.
+        let home = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        XCTAssertEqual(chmod(home.path, 0o700), 0)
+        let run = try RunScript(state: home.appendingPathComponent("pushgate/var"))
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+
+        XCTAssertEqual(try run.client.get("/healthz").status, 200)
+        let report = try run.client.post(
+            "/token/", contentType: "application/x-www-form-urlencoded",
+            body: "selector=AB12:0700&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app")
+        XCTAssertEqual(report.status, 200, report.text)
+        // Over 128 KiB, nginx buffers the body in a file under its prefix before passing it
+        // on: pushgate's own answer (a reason, not nginx's 500) shows it got through.
+        let large = try run.client.post(
+            "/token/", contentType: "application/x-www-form-urlencoded",
+            body: "selector=AB12:0701&filler=" + String(repeating: "x", count: 200_000))
+        XCTAssertEqual(large.status, 400, large.text)
+        XCTAssertTrue(large.text.hasPrefix("filler is longer than 4096 characters"), large.text)
+        XCTAssertEqual(try run.devices().count, 1)
+
+        XCTAssertEqual(try run.stop(), 0, run.log)
+    }
+
+    func testATakenPortMakesItExitNonZeroWithNginxsReason() throws {
+        let taken = try ListeningSocket()
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state, port: taken.port)
+        defer { run.stopIfRunning() }
+
+        let status = try run.waitForExit(seconds: 120)
+        XCTAssertNotEqual(status, 0, run.log)
+        XCTAssertTrue(run.log.contains("Address already in use"), run.log)
+        XCTAssertFalse(run.log.contains("pushgate: serving"), run.log)
+        // serve was stopped on the way out: it removes its socket.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), run.log)
+    }
+
+    func testKill9OfServeMakesItExitNonZeroAndStopsNginx() throws {
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state)
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+
+        let pid = try XCTUnwrap(Int32(try String(contentsOfFile: run.servePidFile, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(kill(pid, SIGKILL), 0)
+        let status = try run.waitForExit(seconds: 120)
+        XCTAssertNotEqual(status, 0, run.log)
+        XCTAssertTrue(run.log.contains("pushgate serve ended on its own"), run.log)
+        XCTAssertThrowsError(try HTTPClient(port: run.port, timeoutSeconds: 5).get("/nginx-health"), "nginx was stopped")
+    }
+
+    func testKill9OfNginxMakesItExitNonZeroAndStopsServe() throws {
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state)
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+
+        let pid = try XCTUnwrap(Int32(try String(contentsOfFile: run.nginxPidFile, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(kill(pid, SIGKILL), 0)
+        let status = try run.waitForExit(seconds: 120)
+        XCTAssertNotEqual(status, 0, run.log)
+        XCTAssertTrue(run.log.contains("nginx ended on its own"), run.log)
+        // Its workers, which outlive a killed master, were stopped with it.
+        XCTAssertThrowsError(try HTTPClient(port: run.port, timeoutSeconds: 5).get("/nginx-health"), "nginx's workers")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), "serve was stopped: \(run.log)")
+    }
+
+    /// SIGTERM while phones report tokens: nginx stops taking requests first, serve finishes
+    /// what nginx passed it, so no request gets a 502 and every report answered 200 is stored.
+    func testSIGTERMUnderLoadGivesNo502AndKeepsEveryAcknowledgedReport() throws {
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state)
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+
+        let acknowledged = Locked<[String]>([])
+        let refusedWith = Locked<[Int: Int]>([:])
+        let stopping = Locked(false)
+        let done = DispatchGroup()
+        let client = HTTPClient(port: run.port, timeoutSeconds: 60)
+        for thread in 0..<4 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                var n = 0
+                // Until the script has stopped and the port no longer answers.
+                while !stopping.withLock({ $0 }) {
+                    n += 1
+                    let selector = String(format: "%08X%08X:load", thread, n)
+                    let body = "selector=\(selector)&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app"
+                    guard let response = try? client.post("/token/", contentType: "application/x-www-form-urlencoded", body: body)
+                    else {
+                        usleep(1000)  // refused: nginx has closed its port
+                        continue
+                    }
+                    if response.status == 200 {
+                        acknowledged.withLock { $0.append(selector) }
+                    } else {
+                        refusedWith.withLock { $0[response.status, default: 0] += 1 }
+                    }
+                }
+            }.start()
+        }
+        // Load first, then the stop in the middle of it.
+        let deadline = Date().addingTimeInterval(60)
+        while acknowledged.withLock({ $0.count }) < 200, Date() < deadline { usleep(10_000) }
+        XCTAssertGreaterThan(acknowledged.withLock { $0.count }, 0, "no report went through: \(run.log)")
+        run.signal(SIGTERM)
+        let status = try run.waitForExit(seconds: 120)
+        stopping.withLock { $0 = true }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
+
+        XCTAssertEqual(status, 0, run.log)
+        XCTAssertEqual(refusedWith.withLock { $0 }, [:], "answers other than 200 during the stop")
+        let stored = Set(try run.devices().flatMap { device in
+            (device["owners"] as? [[String: Any]] ?? []).compactMap { $0["selector"] as? String }
+        })
+        let missing = Set(acknowledged.withLock { $0 }).subtracting(stored)
+        XCTAssertEqual(missing, [], "acknowledged with 200 but not stored")
+    }
+}
