@@ -9,6 +9,15 @@ public struct Migration: Sendable, Equatable {
 
     public var fileName: String { url.lastPathComponent }
 
+    /// The file's SQL.
+    func script() throws(MigrationError) -> String {
+        do {
+            return try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw .unreadableFile(fileName, reason: "\(error)")
+        }
+    }
+
     /// Parses a file name; nil when it is not `digits_name.sql`.
     init?(url: URL) {
         let fileName = url.lastPathComponent

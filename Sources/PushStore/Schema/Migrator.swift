@@ -91,12 +91,7 @@ public enum Migrator {
 
         var appliedFiles: [String] = []
         for migration in pending {
-            let script: String
-            do {
-                script = try String(contentsOf: migration.url, encoding: .utf8)
-            } catch {
-                throw MigrationError.unreadableFile(migration.fileName, reason: "\(error)")
-            }
+            let script = try migration.script()
             do {
                 let didApply = try database.writeTransaction { () throws -> Bool in
                     // Checked again under the write lock: another process may have migrated

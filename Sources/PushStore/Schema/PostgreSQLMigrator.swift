@@ -62,12 +62,7 @@ public enum PostgreSQLMigrator {
 
         var appliedFiles: [String] = []
         for migration in pending {
-            let script: String
-            do {
-                script = try String(contentsOf: migration.url, encoding: .utf8)
-            } catch {
-                throw MigrationError.unreadableFile(migration.fileName, reason: "\(error)")
-            }
+            let script = try migration.script()
             do {
                 // Not SERIALIZABLE with retries: DDL under the advisory lock races nothing.
                 try connection.run("BEGIN")
