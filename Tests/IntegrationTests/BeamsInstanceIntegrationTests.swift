@@ -6,34 +6,19 @@ import XCTest
 /// One Beams instance (app key) for a product's iOS and Android apps, through nginx and
 /// `pushgate serve`: clients of both platforms register under the one key, and one publish
 /// sends its `apns` half to the mock APNs and its `fcm` half to the mock FCM.
-final class BeamsInstanceIntegrationTests: XCTestCase {
+final class BeamsInstanceIntegrationTests: MockUpstreamsTestCase {
     static let key = "product-instance-1"
     static let iosOnlyKey = "ios-only-instance"
     static let iosApp = "com.example.product.ios"
     static let androidApp = "com.example.product.android"
 
-    var apns: MockAPNs!
-    var fcm: MockFCM!
-    var pushgate: PushgateInstance!
-
     override func setUpWithError() throws {
-        apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
-        fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
-        try pushgate.start()
+        try super.setUpWithError()
+        try startPushgate()
         // The operator's set-up: `--app-key K` on the APNs app and on the FCM app.
         try pushgate.addMockAPNsApp(id: Self.iosApp, ["--topic", Self.iosApp, "--app-key", Self.key])
         try pushgate.addMockFCMApp(id: Self.androidApp, fcm: fcm, ["--app-key", Self.key])
         try pushgate.addMockAPNsApp(id: "com.example.other.ios", ["--app-key", Self.iosOnlyKey])
-    }
-
-    override func tearDown() {
-        pushgate?.stop()
-        pushgate = nil
-        apns?.shutdown()
-        apns = nil
-        fcm?.shutdown()
-        fcm = nil
     }
 
     // MARK: Helpers

@@ -5,30 +5,15 @@ import XCTest
 
 /// The Beams publish API through nginx and `pushgate serve`: interests fan out through the
 /// durable outbox to the mock APNs and FCM, each device once.
-final class BeamsPublishIntegrationTests: XCTestCase {
+final class BeamsPublishIntegrationTests: MockUpstreamsTestCase {
     static let appKey = "ios-app-key-1"
     static let fcmKey = "android-app-key-1"
 
-    var apns: MockAPNs!
-    var fcm: MockFCM!
-    var pushgate: PushgateInstance!
-
     override func setUpWithError() throws {
-        apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
-        fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
-        try pushgate.start()
+        try super.setUpWithError()
+        try startPushgate()
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.appKey])
         try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.fcmKey])
-    }
-
-    override func tearDown() {
-        pushgate?.stop()
-        pushgate = nil
-        apns?.shutdown()
-        apns = nil
-        fcm?.shutdown()
-        fcm = nil
     }
 
     static func token(_ n: Int) -> String { String(format: "%064x", n) }

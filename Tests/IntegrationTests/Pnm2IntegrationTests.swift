@@ -7,31 +7,19 @@ import XCTest
 /// The Acrobits HTTP push gateway (pnm2) through the real nginx and `pushgate serve`, pushing
 /// to the repository's mock APNs and FCM: the document's curl examples with its response
 /// bodies, each verb's payload as the upstream receives it, pruning, auth and bad input.
-final class Pnm2IntegrationTests: XCTestCase {
+final class Pnm2IntegrationTests: MockUpstreamsTestCase {
     static let alertApp = "com.example.softphone"
     static let voipApp = "com.example.softphone.pushkit"
     static let msgsHex = "51d97df57d8914fd5b5b04b9811ff019e2c4d6198007608ca6bd448f4c3192b6"
     static let callsHex = "a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0"
     static let selector = "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14"
 
-    var apns: MockAPNs!
-    var fcm: MockFCM!
-    var pushgate: PushgateInstance!
-
     override func setUpWithError() throws {
-        apns = try MockAPNs(configuration: MockAPNsConfiguration(providerKeys: [try .fixture]))
-        fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm))
-        try pushgate.start()
+        try super.setUpWithError()
+        try startPushgate()
         try pushgate.addMockFCMApp(id: "valid.appid", fcm: fcm)
         try pushgate.addMockAPNsApp(id: Self.alertApp, ["--topic", Self.alertApp])
         try pushgate.addMockAPNsApp(id: Self.voipApp, ["--topic", "\(Self.alertApp).voip", "--push-type", "voip"])
-    }
-
-    override func tearDown() {
-        pushgate?.stop()
-        apns?.shutdown()
-        fcm?.shutdown()
     }
 
     private func postJSON(_ path: String, _ body: String, headers: [String: String] = [:]) throws -> HTTPClient.Response {
