@@ -6,7 +6,7 @@ import XCTest
 /// One Beams instance (app key) for a product's iOS and Android apps, through nginx and
 /// `pushgate serve`: clients of both platforms register under the one key, and one publish
 /// sends its `apns` half to the mock APNs and its `fcm` half to the mock FCM.
-final class BeamsInstanceIntegrationTests: MockUpstreamsTestCase {
+final class BeamsInstanceIntegrationTests: BeamsTestCase {
     static let key = "product-instance-1"
     static let iosOnlyKey = "ios-only-instance"
     static let iosApp = "com.example.product.ios"
@@ -25,46 +25,10 @@ final class BeamsInstanceIntegrationTests: MockUpstreamsTestCase {
 
     static func apnsToken(_ n: Int) -> String { String(format: "%064x", n) }
 
-    func send(_ method: String, _ path: String, _ body: String) throws -> HTTPClient.Response {
-        try pushgate.client.request(method, path, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
-    }
-
-    func json(_ response: HTTPClient.Response) throws -> [String: Any] {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], response.text)
-    }
-
-    /// Registers a client under `key` and subscribes it to `interests`; returns its id.
+    /// Registers a client of `type` under `key` and subscribes it to `interests`.
     @discardableResult
     func client(_ type: String, _ token: String, _ interests: [String], key: String = key) throws -> String {
-        let created = try send(
-            "POST", "/client_api/v1/clients", #"{"app_key": "\#(key)", "platform_type": "\#(type)", "token": "\#(token)"}"#)
-        XCTAssertEqual(created.status, 201, created.text)
-        let id = try XCTUnwrap(json(created)["id"] as? String)
-        for interest in interests {
-            let subscribed = try send("POST", "/client_api/v1/clients/\(id)/interests/\(interest)", #"{"app_key": "\#(key)"}"#)
-            XCTAssertEqual(subscribed.status, 200, subscribed.text)
-        }
-        return id
-    }
-
-    func assertBeamsError(
-        _ response: HTTPClient.Response, _ status: Int, _ title: String, contains fragment: String,
-        file: StaticString = #filePath, line: UInt = #line
-    ) throws {
-        XCTAssertEqual(response.status, status, response.text, file: file, line: line)
-        let body = try json(response)
-        XCTAssertEqual(body["error"] as? String, title, response.text, file: file, line: line)
-        let description = body["description"] as? String ?? ""
-        XCTAssertTrue(description.contains(fragment), "\(description) lacks \(fragment)", file: file, line: line)
-    }
-
-    func waitForEmptyOutbox(timeout: TimeInterval = 20) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try pushgate.cli(["outbox", "status"]).stdout.contains("pending: 0\n") { return }
-            usleep(100_000)
-        }
-        XCTFail("the outbox did not drain: \(try pushgate.cli(["outbox", "status"]).stdout)\n\(pushgate.serveLog)")
+        try client(key: key, type: type, token: token, interests: interests)
     }
 
     /// app id of each stored device, by its token text.

@@ -5,7 +5,7 @@ import XCTest
 
 /// The Beams publish API through nginx and `pushgate serve`: interests fan out through the
 /// durable outbox to the mock APNs and FCM, each device once.
-final class BeamsPublishIntegrationTests: MockUpstreamsTestCase {
+final class BeamsPublishIntegrationTests: BeamsTestCase {
     static let appKey = "ios-app-key-1"
     static let fcmKey = "android-app-key-1"
 
@@ -18,52 +18,10 @@ final class BeamsPublishIntegrationTests: MockUpstreamsTestCase {
 
     static func token(_ n: Int) -> String { String(format: "%064x", n) }
 
-    func send(_ method: String, _ path: String, _ body: String, headers: [String: String] = [:]) throws
-        -> HTTPClient.Response
-    {
-        try pushgate.client.request(
-            method, path, headers: headers.merging(["Content-Type": "application/json"]) { mine, _ in mine },
-            body: Array(body.utf8))
-    }
-
-    func json(_ response: HTTPClient.Response) throws -> [String: Any] {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], response.text)
-    }
-
-    /// Registers a client with `token` subscribed to `interests`; returns its id.
+    /// Registers an APNs client (by default) with `token` subscribed to `interests`.
     @discardableResult
     func client(_ token: String, _ interests: [String], key: String = appKey, type: String = "apns") throws -> String {
-        let created = try send(
-            "POST", "/client_api/v1/clients", #"{"app_key": "\#(key)", "platform_type": "\#(type)", "token": "\#(token)"}"#)
-        XCTAssertEqual(created.status, 201, created.text)
-        let id = try XCTUnwrap(json(created)["id"] as? String)
-        for interest in interests {
-            let subscribed = try send("POST", "/client_api/v1/clients/\(id)/interests/\(interest)", #"{"app_key": "\#(key)"}"#)
-            XCTAssertEqual(subscribed.status, 200, subscribed.text)
-        }
-        return id
-    }
-
-    func assertBeamsError(
-        _ response: HTTPClient.Response, _ status: Int, _ title: String, contains fragment: String = "",
-        file: StaticString = #filePath, line: UInt = #line
-    ) throws {
-        XCTAssertEqual(response.status, status, response.text, file: file, line: line)
-        let body = try json(response)
-        XCTAssertEqual(body["error"] as? String, title, response.text, file: file, line: line)
-        let description = body["description"] as? String ?? ""
-        XCTAssertTrue(fragment.isEmpty || description.contains(fragment), "\(description) lacks \(fragment)", file: file, line: line)
-    }
-
-    /// Waits until the outbox has nothing pending (every push answered).
-    func waitForEmptyOutbox(timeout: TimeInterval = 20) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let status = try pushgate.cli(["outbox", "status"])
-            if status.stdout.contains("pending: 0\n") { return }
-            usleep(100_000)
-        }
-        XCTFail("the outbox did not drain: \(try pushgate.cli(["outbox", "status"]).stdout)\n\(pushgate.serveLog)")
+        try client(key: key, type: type, token: token, interests: interests)
     }
 
     // MARK: Fan-out
