@@ -148,6 +148,9 @@ final class BulkheadTests: XCTestCase {
         let (logger, log) = RecordingLogHandler.logger()
         let bulkhead = bulkhead(threads: 1, queue: 0, wait: 600, recorder, logger: logger)
         bulkhead.submit(1)
+        // Until its thread has taken job 1, the share has room (a job the idle thread is about
+        // to take): the episode starts once the thread is busy.
+        recorder.waitUntil("job 1 started") { $0.startedJobs == [1] }
         for job in 2...4 { XCTAssertEqual(bulkhead.submit(job), .refused(.queueFull)) }
         let full = { log.all.filter { $0.message.contains("the upstream lane is full") } }
         XCTAssertEqual(full().count, 1, "\(log.all.map(\.message))")
