@@ -17,6 +17,8 @@ struct RouteServices: Sendable {
     var wakeOutbox: @Sendable () -> Void = {}
     /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
     let cospacePasswords = VerifiedPasswordCache()
+    /// SQLite's group-commit writer, whose stalls `/readyz` reports; nil on PostgreSQL.
+    var writer: GroupCommitWriter? = nil
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -40,8 +42,10 @@ enum Routes {
             deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
+        let readiness = Readiness(store: store, writer: services.writer)
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
+            .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),

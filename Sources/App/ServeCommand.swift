@@ -48,6 +48,7 @@ struct ServeCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let openStore: () throws -> any Store
         let checkpointer: WALCheckpointer?
+        var sqliteWriter: GroupCommitWriter?
         if let postgreSQLStore = runtime.postgreSQLStore {
             // PostgreSQL: one store for every thread, over the process's pool; each write is a
             // short transaction of its own, and the server checkpoints by itself.
@@ -56,6 +57,7 @@ struct ServeCommand: ParsableCommand {
         } else {
             // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
             let writer = try runtime.openWriter(autoCheckpoint: false)
+            sqliteWriter = writer
             let openSQLiteStore = { try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false) }
             checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
                 logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
@@ -85,7 +87,8 @@ struct ServeCommand: ParsableCommand {
             checkpointer?.stop()
         }
         let services = RouteServices(
-            configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() })
+            configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
+            writer: sqliteWriter)
         try server.run(
             makeHandler: { _ in
                 Routes.router(store: try openStore(), services: services)

@@ -53,6 +53,41 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(try database.withStatement("SELECT n FROM counter") { try $0.step() ? $0.int64(0) : -1 }, writes)
     }
 
+    /// `/readyz` reads how long the oldest unfinished write has been waiting: nothing while
+    /// the writer is idle, something while a write runs or waits, nothing again after.
+    func testOldestWriteAgeCoversRunningAndQueuedWritesOnly() throws {
+        _ = try makeSQLiteStore()
+        let writer = try GroupCommitWriter(path: databasePath)
+        XCTAssertNil(writer.oldestWriteAge())
+
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            _ = try? writer.write { _ in
+                started.signal()
+                release.wait()
+            }
+        }.start()
+        XCTAssertEqual(started.wait(timeout: .now() + 60), .success, "the write did not start")
+        let running = try XCTUnwrap(writer.oldestWriteAge(), "a running write has an age")
+        XCTAssertGreaterThanOrEqual(running, 0)
+
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            _ = try? writer.write { _ in }
+        }.start()
+        waitUntil(writer, hasQueued: 1)
+        XCTAssertNotNil(writer.oldestWriteAge())
+
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the writes did not finish")
+        XCTAssertNil(writer.oldestWriteAge(), "an idle writer has no waiting write")
+    }
+
     /// A lined-up batch shares one transaction: each job sees the rows of the jobs before it,
     /// a connection outside sees none of them while the batch runs, and every caller, the
     /// moment its `write` returns, sees the whole batch committed.

@@ -36,6 +36,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// The thread running a batch, so that a body calling `write` again fails loudly instead
     /// of waiting for itself forever.
     private var leaderThread: pthread_t?
+    /// When the oldest job of the batch being run was queued (monotonic nanoseconds), nil
+    /// between batches: with `queue`, what `oldestWriteAge` reads.
+    private var runningSince: UInt64?
 
     /// Bounds how long the last job of a batch waits for the ones before it.
     static let maximumBatch = 256
@@ -103,6 +106,16 @@ public final class GroupCommitWriter: @unchecked Sendable {
         return queue.count
     }
 
+    /// Seconds since the oldest write not yet finished was queued, nil when none is: a write
+    /// that waits far longer than the busy timeout means the writer is stuck (`/readyz`).
+    public func oldestWriteAge() -> Double? {
+        lock.lock()
+        let oldest = [runningSince, queue.first?.queuedAt].compactMap { $0 }.min()
+        lock.unlock()
+        guard let oldest else { return nil }
+        return Double(DispatchTime.now().uptimeNanoseconds &- oldest) / 1e9
+    }
+
     private func submit(_ job: Job) throws {
         lock.lock()
         if let leaderThread, pthread_equal(leaderThread, pthread_self()) != 0 {
@@ -147,12 +160,14 @@ public final class GroupCommitWriter: @unchecked Sendable {
         }
         queue.removeFirst(batch.count)
         lastBatchSize = batch.count
+        runningSince = batch.first?.queuedAt
         lock.unlock()
 
         run(batch)
 
         lock.lock()
         leaderThread = nil
+        runningSince = nil
         let next = queue.first
         next?.mustLead = true
         isLeading = next != nil
@@ -278,6 +293,8 @@ private final class Job {
     /// Runs by itself outside any transaction (`betweenBatches`), not in a batch.
     let runsAlone: Bool
     let wakeUp = DispatchSemaphore(value: 0)
+    /// Monotonic nanoseconds.
+    let queuedAt = DispatchTime.now().uptimeNanoseconds
 
     init(runsAlone: Bool = false, _ body: @escaping (Database) throws -> Void) {
         self.runsAlone = runsAlone

@@ -1,0 +1,56 @@
+import Foundation
+import PushTesting
+import XCTest
+
+/// `/readyz` through nginx: ready while the database answers with pushgate's schema, 503 with
+/// the reason while it does not, ready again once it does, without a restart. `/healthz`
+/// (liveness) stays 200 throughout.
+final class ReadinessIntegrationTests: XCTestCase {
+    var pushgate: PushgateInstance!
+
+    override func setUpWithError() throws {
+        pushgate = try PushgateInstance()
+        try pushgate.start()
+    }
+
+    override func tearDown() {
+        pushgate.stop()
+        pushgate = nil
+    }
+
+    /// Runs one SQL statement on the instance's database with the engine's own client, as an
+    /// operator (or an accident) would.
+    private func sql(_ statement: String) throws {
+        let output: PushgateInstance.Output
+        if let url = pushgate.postgreSQLURL {
+            output = try pushgate.run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement])
+        } else {
+            output = try pushgate.run("/usr/bin/sqlite3", [pushgate.database, statement])
+        }
+        XCTAssertEqual(output.status, 0, "\(statement): \(output.stderr)")
+    }
+
+    func testReadyWhileTheDatabaseAnswersWithItsSchema() throws {
+        let ready = try pushgate.client.get("/readyz")
+        XCTAssertEqual(ready.status, 200, ready.text)
+        XCTAssertEqual(ready.text.trimmingCharacters(in: .whitespacesAndNewlines), "ready")
+
+        // The migration history gone: this database is not (or no longer) pushgate's.
+        try sql("ALTER TABLE schema_migrations RENAME TO schema_migrations_away")
+        let notReady = try pushgate.client.get("/readyz")
+        XCTAssertEqual(notReady.status, 503, notReady.text)
+        XCTAssertTrue(notReady.text.contains("no migrations applied"), notReady.text)
+        XCTAssertEqual(notReady.header("Retry-After"), "5")
+        XCTAssertEqual(try pushgate.client.get("/healthz").status, 200, "liveness does not ask the database")
+
+        try sql("ALTER TABLE schema_migrations_away RENAME TO schema_migrations")
+        let again = try pushgate.client.get("/readyz")
+        XCTAssertEqual(again.status, 200, again.text)
+    }
+
+    func testOnlyGetAndHead() throws {
+        let post = try pushgate.client.request("POST", "/readyz", body: Array("x".utf8))
+        XCTAssertEqual(post.status, 405, post.text)
+        XCTAssertEqual(post.header("Allow"), "GET, HEAD")
+    }
+}
