@@ -14,10 +14,14 @@ struct Runtime {
     /// The process's one PostgreSQL store when PUSHGATE_DATABASE_URL is set: every thread
     /// shares it, and its pool holds the process's connections. It connects when first used.
     let postgreSQLStore: PostgreSQLStore?
+    /// The configuration file read (`--config` or PUSHGATE_CONFIG), nil when the settings come
+    /// from the environment and the defaults only.
+    let configurationFile: String?
 
     init(_ options: GlobalOptions, label: String = "pushgate") throws {
         let environment = ProcessInfo.processInfo.environment
-        let file = try (options.config ?? environment["PUSHGATE_CONFIG"]).map { path throws in
+        configurationFile = options.config ?? environment["PUSHGATE_CONFIG"]
+        let file = try configurationFile.map { path throws in
             try ConfigurationFile(path: path)
         }
         let (configuration, warnings) = try Configuration.load(file: file, environment: environment)

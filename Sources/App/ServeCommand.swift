@@ -22,6 +22,13 @@ struct ServeCommand: ParsableCommand {
         let applied = try runtime.migrate()
         for name in applied { logger.info("applied migration \(name)") }
         logger.info("open files allowed: \(DescriptorLimit.raiseToMaximum())")
+        // What an operator checks first when pushes go astray: which file was read, which
+        // database, and where pushes go (a test deployment left pointing at a mock, or a
+        // sandbox URL in production). No secrets: the database password is shown as ***.
+        let file = runtime.configurationFile ?? "(no file: environment and defaults)"
+        let extraCA = configuration.caFile.map { ", extra CA file \($0)" } ?? ""
+        let upstreams = "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
+        logger.info("configuration \(file), database \(runtime.databaseDescription), \(upstreams)\(extraCA)")
         for (name, value) in configuration.summary {
             logger.debug("config \(name)=\(value)")
         }
