@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import FastCGI
 
 /// Everything an operator can set. Each key is read from the config file and from the
 /// environment under the same `PUSHGATE_*` name; the environment wins. `settings` below is the
@@ -42,6 +43,8 @@ public struct Configuration: Sendable {
     public var apnsSandboxURL = "https://api.sandbox.push.apple.com"
     public var fcmURL = "https://fcm.googleapis.com"
     public var caFile: String? = nil
+    /// FastCGI over TCP instead of the Unix socket (`PUSHGATE_LISTEN`).
+    public var listen: TCPListenAddress? = nil
     public var deliveryThreads = 2
     public var fcmSenderID: String? = nil
     public var cospaceFCMApp: String? = nil
@@ -74,6 +77,20 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_DATABASE_POOL", "PostgreSQL connections each pushgate process opens at most", \.databasePoolSize, 1...256),
         .integer("PUSHGATE_HTTP_PORT", "the port nginx listens on (scripts/run)", \.httpPort, 1...65535),
         .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),
+        Setting(
+            name: "PUSHGATE_LISTEN",
+            meaning: "FastCGI over TCP on IPv4-ADDRESS:PORT instead of PUSHGATE_SOCKET, for an nginx on another host (no authentication: firewall it)",
+            apply: { config, value throws(ConfigurationError) in
+                if value.isEmpty {
+                    config.listen = nil
+                    return
+                }
+                guard let address = TCPListenAddress(value) else {
+                    throw .invalid(key: "PUSHGATE_LISTEN", value: value, expected: "an IPv4 address and a port, such as 10.0.0.5:9000")
+                }
+                config.listen = address
+            },
+            show: { $0.listen?.description }),
         Setting(
             name: "PUSHGATE_SOCKET_MODE", meaning: "file mode of the FastCGI socket, octal",
             apply: { config, value throws(ConfigurationError) in

@@ -44,9 +44,15 @@ struct ServeCommand: ParsableCommand {
                         lane: .upstream, threadCount: configuration.upstreamLaneThreads,
                         queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
                         drainTimeoutSeconds: upstreamWait + 60)
-                ]))
+                ],
+                tcpAddress: configuration.listen))
+        if let address = configuration.listen, !address.isLoopback {
+            // FastCGI has no authentication: whoever reaches this port is trusted as nginx.
+            logger.warning(
+                "FastCGI listens on \(address), reachable from the network: allow only your nginx hosts to it (firewall)")
+        }
         logger.info(
-            "serving on \(configuration.socket) with \(configuration.threads) threads, database \(runtime.databaseDescription)")
+            "serving on \(server.configuration.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)")
         // Each responder thread gets its own database connection to read on: WAL lets the
         // readers run in parallel. Their writes go to the one shared writer.
         // nginx closes its side when a client goes away mid-request; writing the answer must

@@ -6,6 +6,10 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// created when missing. libfcgi reads `HOST:PORT` as TCP, so the path must contain no `:`.
     public var socketPath: String
 
+    /// When set, the responder listens on this TCP address instead of `socketPath` (which is
+    /// then neither created nor removed).
+    public var tcpAddress: TCPListenAddress?
+
     /// The socket file's mode. 0o666 because nginx's workers run as another user (`nobody`,
     /// `www-data`) and must be able to connect; who may reach the socket is decided by the
     /// permissions of the directories above it, not by the socket file.
@@ -37,9 +41,11 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         maxBodyBytes: Int = 1_048_576,
         listenBacklog: Int32 = 1024,
         drainTimeoutSeconds: Double = 5,
-        lanes: [LaneConfiguration] = []
+        lanes: [LaneConfiguration] = [],
+        tcpAddress: TCPListenAddress? = nil
     ) {
         self.socketPath = socketPath
+        self.tcpAddress = tcpAddress
         self.socketMode = socketMode
         self.threadCount = threadCount
         self.maxBodyBytes = maxBodyBytes
@@ -47,4 +53,7 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         self.drainTimeoutSeconds = drainTimeoutSeconds
         self.lanes = lanes
     }
+
+    /// Where the responder listens, for logs: the socket's path or the TCP address.
+    public var listenDescription: String { tcpAddress.map { "tcp \($0)" } ?? socketPath }
 }

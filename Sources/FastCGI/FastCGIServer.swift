@@ -135,7 +135,7 @@ public final class FastCGIServer: @unchecked Sendable {
             thread.start()
         }
         logger.info(
-            "FastCGI listening on \(configuration.socketPath): \(count) threads, bodies up to \(configuration.maxBodyBytes) bytes")
+            "FastCGI listening on \(configuration.listenDescription): \(count) threads, bodies up to \(configuration.maxBodyBytes) bytes")
     }
 
     /// Stops serving: no new requests, requests in flight get up to `drainTimeoutSeconds`, the

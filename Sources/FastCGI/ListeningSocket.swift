@@ -10,6 +10,9 @@ struct ListeningSocket {
 
     /// Clears a stale socket, refuses a live one, binds, listens, sets the file's mode.
     static func open(_ configuration: FastCGIConfiguration) throws -> ListeningSocket {
+        if let address = configuration.tcpAddress {
+            return try open(address, backlog: configuration.listenBacklog)
+        }
         let path = configuration.socketPath
         try SocketFile.prepare(path)
         try initialiseLibfcgi(path)
@@ -25,6 +28,17 @@ struct ListeningSocket {
             throw FastCGIError.system(step: "setting the mode of", path: path, errno: code)
         }
         return ListeningSocket(descriptor: descriptor, path: path, identity: SocketFile.identity(of: path))
+    }
+
+    /// A TCP listener: libfcgi reads `HOST:PORT` as one. No file to clear or remove.
+    private static func open(_ address: TCPListenAddress, backlog: Int32) throws -> ListeningSocket {
+        let name = address.description
+        try initialiseLibfcgi(name)
+        let descriptor = FCGX_OpenSocket(name, backlog)
+        if descriptor < 0 {
+            throw FastCGIError.system(step: "listening on", path: "tcp \(name)", errno: errno)
+        }
+        return ListeningSocket(descriptor: descriptor, path: name, identity: nil)
     }
 
     /// `FCGX_Init` also installs a SIGUSR1 handler (mod_fastcgi's "finish and exit") that makes

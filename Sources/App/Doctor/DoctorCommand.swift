@@ -80,14 +80,26 @@ struct DoctorCommand: ParsableCommand {
             }
         }
 
-        if let worker = UserIdentity(name: nginxUser) {
-            findings += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
+        if let address = configuration.listen {
+            // Over TCP there is no socket file for nginx's user to reach, and the upstream
+            // lines of nginx's site include are the operator's (one per node), not the template's.
+            findings.append(
+                address.isLoopback
+                    ? .ok("socket", "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), this host only")
+                    : .warning(
+                        "socket",
+                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), reachable from the network: "
+                            + "FastCGI has no authentication, allow only your nginx hosts to it"))
         } else {
-            findings.append(.problem("socket", "there is no user \(nginxUser): name nginx's worker user with --nginx-user"))
+            if let worker = UserIdentity(name: nginxUser) {
+                findings += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
+            } else {
+                findings.append(.problem("socket", "there is no user \(nginxUser): name nginx's worker user with --nginx-user"))
+            }
+            findings += NginxTemplateCheck(
+                renderedPath: nginxConf, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
+            ).run()
         }
-        findings += NginxTemplateCheck(
-            renderedPath: nginxConf, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
-        ).run()
 
         if let apps {
             findings += CredentialsCheck(apps: apps, now: Date(), expiryWarningDays: expiryDays).run()
