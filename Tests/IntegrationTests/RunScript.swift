@@ -21,8 +21,9 @@ final class RunScript {
     }
 
     /// Starts `scripts/run` with its database, socket and nginx prefix under `state`.
-    init(state: URL, port: Int? = nil) throws {
+    init(state: URL, port: Int? = nil, environment extra: [String: String] = [:]) throws {
         self.state = state
+        extraEnvironment = extra
         self.port = try port ?? freeLoopbackPort()
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         socket = state.appendingPathComponent("run/pushgate.sock").path
@@ -45,8 +46,11 @@ final class RunScript {
         environment["PUSHGATE_HTTP_PORT"] = String(port)
         environment["PUSHGATE_SQL_DIR"] = PushgateInstance.repository.appendingPathComponent("sql").path
         environment["PUSHGATE_THREADS"] = "4"
+        for (key, value) in extraEnvironment { environment[key] = value }
         return environment
     }
+
+    private let extraEnvironment: [String: String]
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
     var servePidFile: String { state.appendingPathComponent("run/pushgate.pid").path }

@@ -35,6 +35,62 @@ final class RunScriptTests: XCTestCase {
         XCTAssertEqual(try run.stop(), 0, run.log)
     }
 
+    /// Several serve processes on one SQLite file would take back each other's outbox claims.
+    func testSeveralRespondersAreRefusedOnSQLite() throws {
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state, environment: ["PUSHGATE_RESPONDERS": "2"])
+        defer { run.stopIfRunning() }
+        XCTAssertNotEqual(try run.waitForExit(seconds: 120), 0, run.log)
+        XCTAssertTrue(run.log.contains("PUSHGATE_RESPONDERS=2 needs PUSHGATE_DATABASE_URL"), run.log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), run.log)
+    }
+
+    /// `PUSHGATE_RESPONDERS=2` on PostgreSQL: two serve processes, each on its own socket, both
+    /// in nginx's upstream; every report through nginx is stored, and Ctrl-C stops them all.
+    func testTwoRespondersBehindOneNginxOnPostgreSQL() throws {
+        let base = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
+        try XCTSkipIf(base.isEmpty, "needs PUSHGATE_TEST_DATABASE_URL (scripts/test's PostgreSQL pass)")
+        let schema = "run_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let psql = { (command: String) throws -> Void in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+            process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", base, "-c", command]
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, command)
+        }
+        try psql("CREATE SCHEMA \(schema)")
+        defer { try? psql("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        let url = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state, environment: ["PUSHGATE_RESPONDERS": "2", "PUSHGATE_DATABASE_URL": url])
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+        XCTAssertTrue(run.log.contains("with 2 responder(s)"), run.log)
+
+        let second = state.appendingPathComponent("run/pushgate-2.sock").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: run.socket), run.log)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: second), run.log)
+        let conf = try String(contentsOf: state.appendingPathComponent("run/nginx/pushgate.conf"), encoding: .utf8)
+        XCTAssertTrue(conf.contains("server unix:\(run.socket);"), conf)
+        XCTAssertTrue(conf.contains("server unix:\(second);"), conf)
+        let pids = try String(contentsOfFile: run.servePidFile, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(pids.count, 2)
+
+        for n in 0..<20 {
+            let report = try run.client.post(
+                "/token/", contentType: "application/x-www-form-urlencoded",
+                body: "selector=AB12:\(1000 + n)&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app")
+            XCTAssertEqual(report.status, 200, report.text)
+        }
+        XCTAssertEqual(try run.stop(), 0, run.log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), "each serve removed its socket")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second), "each serve removed its socket")
+    }
+
     func testATakenPortMakesItExitNonZeroWithNginxsReason() throws {
         let taken = try ListeningSocket()
         let state = try RunScript.temporaryDirectory()
