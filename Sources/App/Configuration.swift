@@ -46,6 +46,10 @@ public struct Configuration: Sendable {
     /// FastCGI over TCP instead of the Unix socket (`PUSHGATE_LISTEN`).
     public var listen: TCPListenAddress? = nil
     public var deliveryThreads = 2
+    /// How long a node's claim on queued pushes holds. When a node dies, another one delivers
+    /// its claimed rows once this has passed; it must stay longer than a batch takes to send
+    /// (the delivery's own time-out is 30 s), or a slow batch is claimed and sent again.
+    public var outboxLeaseSeconds = 60
     public var fcmSenderID: String? = nil
     public var cospaceFCMApp: String? = nil
     public var bridgeAPNsApp: String? = nil
@@ -122,6 +126,7 @@ public struct Configuration: Sendable {
         .text("PUSHGATE_FCM_URL", "FCM v1 endpoint (the OAuth token URL comes from the service account)", \.fcmURL),
         .optionalText("PUSHGATE_CA_FILE", "extra CA bundle trusted for upstream TLS, besides the system's", \.caFile),
         .integer("PUSHGATE_DELIVERY_THREADS", "curl engine threads, each with its own HTTP/2 connection per upstream", \.deliveryThreads, 1...16),
+        .integer("PUSHGATE_OUTBOX_LEASE_SECONDS", "how long a node's claim on queued pushes lasts; a dead node's pushes go out this long after it claimed them", \.outboxLeaseSeconds, 2...3600),
         .optionalText("PUSHGATE_FCM_SENDER_ID", "the sender_id cospace GET /api/push shows", \.fcmSenderID),
         .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),

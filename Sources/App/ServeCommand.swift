@@ -90,7 +90,9 @@ struct ServeCommand: ParsableCommand {
         // their lease runs out.
         let outbox = OutboxWorker(
             store: deliveryStore, deliverer: delivery.router,
-            configuration: OutboxWorkerConfiguration(releaseClaimsOnStart: runtime.postgreSQLStore == nil),
+            configuration: OutboxWorkerConfiguration(
+                leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
+                releaseClaimsOnStart: runtime.postgreSQLStore == nil),
             logger: logger)
         outbox.start()
         defer {
