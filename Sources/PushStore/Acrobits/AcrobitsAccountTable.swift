@@ -24,6 +24,27 @@ enum AcrobitsAccountTable {
         ORDER BY device_id, selector, channel
         """
 
+    private static let saveInOneCallSQL = """
+        SELECT pushgate_save_account_tokens(?1, ?2, ?3, ?4::text[], ?5::text[], ?6::bytea[], ?7::text[])
+        """
+
+    /// PostgreSQL only: the whole of a report (`SQLStore.saveAccountTokens`) in the schema's
+    /// function, one round trip.
+    static func saveInOneCall(
+        selector: String, username: String?, tokens: [ChannelToken], now: Int64, in database: some SQLConnection
+    ) throws {
+        try database.withStatement(saveInOneCallSQL) { statement in
+            try statement.bind(selector, at: 1)
+            try statement.bind(username, at: 2)
+            try statement.bind(now, at: 3)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)), at: 4)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)), at: 5)
+            try statement.bind(PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)), at: 6)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)), at: 7)
+            try statement.run()
+        }
+    }
+
     /// What each channel of `selector` links to now.
     static func links(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AcrobitsLink] {
         try database.withStatement(linksSQL) { row in

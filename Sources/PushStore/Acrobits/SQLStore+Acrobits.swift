@@ -14,6 +14,15 @@ extension SQLStore {
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         let now = clock()
+        // PostgreSQL runs the same statements in a function of the schema (migration 0005),
+        // in one round trip instead of one per statement.
+        if Connection.engine == .postgresql {
+            try write { database in
+                try AcrobitsAccountTable.saveInOneCall(
+                    selector: selector, username: username, tokens: tokens, now: now, in: database)
+            }
+            return
+        }
         try write { database in
             var links = try AcrobitsAccountTable.links(selector: selector, in: database)
             var replaced: [Int64] = []

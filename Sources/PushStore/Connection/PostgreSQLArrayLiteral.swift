@@ -1,0 +1,24 @@
+import PushCore
+
+/// A PostgreSQL array in its text form (`{"a","b"}`), for passing a list as one parameter
+/// bound as text and cast in the SQL (`?4::text[]`): every element quoted, with `"` and `\`
+/// escaped, so that no value can end an element or the array early.
+enum PostgreSQLArrayLiteral {
+    static func text(_ values: [String]) -> String {
+        "{" + values.map(quoted).joined(separator: ",") + "}"
+    }
+
+    /// Byte strings in bytea's hex form (`\x0a0b`), for `?6::bytea[]`.
+    static func bytea(_ values: [[UInt8]]) -> String {
+        text(values.map { "\\x" + Hex.encode($0) })
+    }
+
+    private static func quoted(_ value: String) -> String {
+        var quoted = "\""
+        for character in value.unicodeScalars {
+            if character == "\"" || character == "\\" { quoted.unicodeScalars.append("\\") }
+            quoted.unicodeScalars.append(character)
+        }
+        return quoted + "\""
+    }
+}
