@@ -5,9 +5,15 @@
 -- the device the account already links to when the token is that device's, else the device
 -- found or created for (app, token) and the link written; a new username on an unchanged
 -- link renames it; afterwards, devices whose link moved are deleted if nothing else owns
--- them. It runs inside the caller's SERIALIZABLE transaction. From Swift a new account cost
--- nine round trips (each its own protocol exchange and, under load, a longer transaction and
--- so more serialization failures); here it is one.
+-- them. From Swift a new account cost nine round trips; here it is one.
+--
+-- It runs READ COMMITTED (see PostgreSQLStore+AccountReport.swift), so it takes the locks
+-- the Swift code had from SQLite's single writer: an advisory lock on the selector, so that
+-- two reports of one account run one after the other, and FOR UPDATE on the devices it may
+-- delete, so that a link another transaction adds to one of them is either seen by the
+-- delete (which then keeps the device) or made after it (and fails its foreign key, and that
+-- transaction runs again). Each statement of a VOLATILE function sees the rows committed
+-- before it started.
 --
 -- Channels come in as parallel arrays (channel, app id, token bytes, token as reported).
 -- Every owner table of the schema is listed in the ownerless delete, as in DeviceTable.
@@ -23,6 +29,7 @@ DECLARE
     v_device BIGINT;
     v_replaced BIGINT[] := '{}';
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('acrobits_accounts:' || p_selector, 0));
     FOR i IN 1 .. coalesce(array_length(p_channels, 1), 0) LOOP
         SELECT device_id, username INTO v_linked, v_linked_username
         FROM acrobits_accounts WHERE selector = p_selector AND channel = p_channels[i];
@@ -63,8 +70,12 @@ BEGIN
             v_replaced := v_replaced || v_linked;
         END IF;
     END LOOP;
+    IF cardinality(v_replaced) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM 1 FROM devices WHERE id = ANY (v_replaced) ORDER BY id FOR UPDATE;
     DELETE FROM devices
-    WHERE id IN (SELECT DISTINCT unnest(v_replaced))
+    WHERE id = ANY (v_replaced)
         AND NOT EXISTS (SELECT 1 FROM acrobits_accounts WHERE device_id = devices.id)
         AND NOT EXISTS (SELECT 1 FROM user_devices WHERE device_id = devices.id)
         AND NOT EXISTS (SELECT 1 FROM beams_clients WHERE device_id = devices.id)

@@ -14,13 +14,10 @@ extension SQLStore {
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         let now = clock()
-        // PostgreSQL runs the same statements in a function of the schema (migration 0005),
-        // in one round trip instead of one per statement.
-        if Connection.engine == .postgresql {
-            try write { database in
-                try AcrobitsAccountTable.saveInOneCall(
-                    selector: selector, username: username, tokens: tokens, now: now, in: database)
-            }
+        // PostgreSQL runs the same statements in a function of the schema, in one round trip
+        // instead of one per statement (see PostgreSQLStore+AccountReport).
+        if let postgreSQL = self as? PostgreSQLStore {
+            try postgreSQL.saveAccountTokensInOneCall(selector: selector, username: username, tokens: tokens, now: now)
             return
         }
         try write { database in

@@ -12,11 +12,26 @@ extension PostgreSQLConnection {
     /// that PostgreSQL may refuse a transaction that raced another (40001, or 40P01 for a
     /// deadlock), and then the whole of `body` runs again, after a short random pause.
     public func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try retrying(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", when: \.isSerializationFailure, body)
+    }
+
+    /// Runs `body` in a READ COMMITTED write transaction, for SQL that takes the locks it
+    /// relies on itself (an advisory lock on what it owns, `FOR UPDATE` before it deletes)
+    /// and so needs no serializable snapshot. What it cannot lock, a row another transaction
+    /// inserts or deletes meanwhile, shows as a unique or foreign key violation: then, as
+    /// after a deadlock or a serialization failure, the whole of `body` runs again.
+    public func lockingWriteTransaction<T>(_ body: () throws -> T) throws -> T {
+        try retrying(
+            begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
+            when: { $0.isSerializationFailure || $0.sqlState == "23505" || $0.sqlState == "23503" }, body)
+    }
+
+    private func retrying<T>(begin: String, when retriable: (PostgreSQLError) -> Bool, _ body: () throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
-                return try transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
-            } catch let error as PostgreSQLError where error.isSerializationFailure && attempt < Self.maximumWriteAttempts {
+                return try transaction(begin: begin, body)
+            } catch let error as PostgreSQLError where retriable(error) && attempt < Self.maximumWriteAttempts {
                 attempt += 1
                 // A random pause that grows with the attempts up to 20 ms, so that
                 // transactions that collided retry apart instead of colliding again.
