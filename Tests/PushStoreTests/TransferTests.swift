@@ -262,6 +262,40 @@ final class TransferTests: StoreTestCase {
         XCTAssertEqual(try importLines(lines, into: makeTarget()).counts["acrobits_account"], count)
     }
 
+    /// An export into a slow pipe, or an import from one, may pause between statements for
+    /// longer than the session's idle-in-transaction limit (which guards serve's connections);
+    /// on PostgreSQL the transfer lifts it for its own transaction. Here the limit is 100 ms
+    /// and each side pauses a whole second, once.
+    func testASlowPeerDoesNotEndThePostgreSQLTransaction() throws {
+        try XCTSkipIf(Self.engine != .postgresql, "PostgreSQL's idle_in_transaction_session_timeout")
+        _ = try makeStore()
+        let configuration = PostgreSQLConfiguration(
+            url: try XCTUnwrap(Self.postgreSQLURL), schema: schema, idleInTransactionTimeoutMilliseconds: 100)
+        let store = PostgreSQLStore(configuration: configuration)
+        try store.saveAccountTokens(selector: "slow", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
+        var lines: [String] = []
+        _ = try store.exportStore { line in
+            if lines.count == 1 { sleep(1) }
+            lines.append(line)
+        }
+        XCTAssertEqual(lines.count, 4)
+
+        let target = try makeTarget() as! PostgreSQLStore
+        let slowTarget = PostgreSQLStore(
+            configuration: PostgreSQLConfiguration(
+                url: target.pool.configuration.url, schema: target.pool.configuration.schema,
+                idleInTransactionTimeoutMilliseconds: 100))
+        var iterator = lines.makeIterator()
+        var read = 0
+        let summary = try slowTarget.importStore(
+            nextLine: {
+                read += 1
+                if read == 2 { sleep(1) }
+                return iterator.next().map { Substring($0) }
+            }, progressInterval: 1000, progress: { _ in })
+        XCTAssertEqual(summary.rows, 2)
+    }
+
     // MARK: Refusals
 
     func testANonEmptyTargetIsRefusedAndKept() throws {

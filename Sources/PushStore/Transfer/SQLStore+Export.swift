@@ -20,6 +20,7 @@ extension SQLStore {
     /// is read in pages along its primary key, so memory stays bounded however big the store.
     func exportLines(engine: SQLEngine, _ write: (String) throws -> Void) throws -> TransferSummary {
         try read { connection in
+            try Self.allowSlowPeer(connection)
             var summary = TransferSummary()
             summary.schemaVersion = try connection.withStatement(TransferHeader.schemaVersionSQL) { row in
                 guard try row.step() else { return 0 }
@@ -42,6 +43,16 @@ extension SQLStore {
             }
             try write(TransferLine(type: TransferHeader.endType, fields: [("rows", .integer(Int64(summary.rows)))]).json)
             return summary
+        }
+    }
+
+    /// On PostgreSQL, lifts the session's idle-in-transaction limit for this transaction:
+    /// an export written into a slow pipe, or an import read from one, may sit between two
+    /// statements longer than a request ever does. (A CLI that dies closes its connection,
+    /// which is what the limit guards against for serve.)
+    static func allowSlowPeer(_ connection: Connection) throws {
+        if Connection.engine == .postgresql {
+            try connection.run("SET LOCAL idle_in_transaction_session_timeout = 0")
         }
     }
 

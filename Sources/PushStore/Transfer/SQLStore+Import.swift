@@ -17,6 +17,7 @@ extension SQLStore {
             // commit; the input is consumed by then, so a second run must not pretend.
             attempts += 1
             guard attempts == 1 else { throw TransferError.concurrentWriter }
+            try Self.allowSlowPeer(connection)
             for table in TransferTable.all {
                 let hasRows = try connection.withStatement("SELECT 1 FROM \(table.name) LIMIT 1") { try $0.step() }
                 if hasRows { throw TransferError.targetNotEmpty(table: table.name) }
