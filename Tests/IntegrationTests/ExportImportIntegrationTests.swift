@@ -266,6 +266,50 @@ final class ExportImportIntegrationTests: XCTestCase {
         }
     }
 
+    // MARK: Memory
+
+    /// Export streams: its peak memory (GNU time's maximum resident set) hardly moves when the
+    /// store grows fourfold, from 25,000 devices (and as many Acrobits accounts) to 100,000,
+    /// while the export itself grows by some 30 MB. A memory that held the store would grow
+    /// with it.
+    func testExportMemoryDoesNotGrowWithTheStore() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+        else {
+            throw XCTSkip("needs GNU time and sqlite3 (scripts/test installs both)")
+        }
+        func peak(devices: Int) throws -> (kilobytes: Int, bytes: Int) {
+            let instance = try makeInstance(postgreSQL: false)
+            let fill = try instance.run(
+                "/usr/bin/sqlite3",
+                [
+                    instance.database,
+                    """
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(devices))
+                    INSERT INTO devices (app_id, token, reported_token, created_at, updated_at)
+                    SELECT 'com.example.app', randomblob(32), hex(randomblob(32)), 1700000000, 1700000000 FROM n;
+                    INSERT INTO acrobits_accounts (selector, channel, device_id, updated_at)
+                    SELECT 'selector-' || id, 'calls', id, 1700000000 FROM devices;
+                    """,
+                ])
+            XCTAssertEqual(fill.status, 0, fill.stderr)
+            let path = folder.appendingPathComponent("memory-\(devices).jsonl").path
+            let measured = try instance.run("/usr/bin/time", ["-f", "peak %M", PushgateInstance.executable.path, "export", "-o", path])
+            XCTAssertEqual(measured.status, 0, measured.stderr)
+            XCTAssertTrue(measured.stderr.contains("exported \(devices) devices, \(devices) acrobits_accounts"), measured.stderr)
+            let line = try XCTUnwrap(measured.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") }, measured.stderr)
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            try FileManager.default.removeItem(atPath: path)
+            return (Int(line.dropFirst("peak ".count)) ?? 0, size)
+        }
+        let small = try peak(devices: 25_000)
+        let large = try peak(devices: 100_000)
+        XCTAssertGreaterThan(large.bytes - small.bytes, 30_000_000, "the export did not grow: the fixture tests nothing")
+        XCTAssertLessThan(
+            large.kilobytes - small.kilobytes, 12_000,
+            "export's peak memory grew from \(small.kilobytes) KiB to \(large.kilobytes) KiB with the store")
+    }
+
     // MARK: Refusals and the terminal
 
     func testImportRefusesANonEmptyStoreAndBadInputByLineLeavingTheStoreEmpty() throws {
