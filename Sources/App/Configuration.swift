@@ -35,7 +35,6 @@ public struct Configuration: Sendable {
     /// The longest a send waits for a lane thread before it is answered busy. 10 s: with the
     /// delivery's 30 s request time-out, it stays within nginx's 60 s fastcgi_read_timeout.
     public var upstreamLaneWaitMilliseconds = 10_000
-    public var sqlDirectory: String? = nil
     public var databaseSynchronous = DatabaseSynchronous.normal
     public var databaseBusyTimeoutMilliseconds = 5000
     public var logLevel = Logger.Level.info
@@ -109,7 +108,6 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_WAIT_MS", "longest wait for a lane thread before a pnm2 send is answered \"Push service busy\"", \.upstreamLaneWaitMilliseconds, 0...50_000),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
-        .optionalText("PUSHGATE_SQL_DIR", "directory of the schema migrations (found next to the executable or checkout when unset)", \.sqlDirectory),
         .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),
         .integer("PUSHGATE_DB_BUSY_TIMEOUT_MS", "how long a write waits for another writer before failing", \.databaseBusyTimeoutMilliseconds, 0...600_000),
         Setting(
@@ -133,6 +131,12 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
     ]
 
+    /// Keys earlier versions read, with why they are gone: a configuration an upgrade left
+    /// behind still loads, with a warning that says what to remove.
+    static let retired = [
+        "PUSHGATE_SQL_DIR": "the schema migrations are built into pushgate"
+    ]
+
     /// The file's keys, then the environment's `PUSHGATE_*` variables over them. Unknown keys
     /// are returned as warnings; a value of the wrong type is an error naming the key.
     public static func load(
@@ -142,6 +146,10 @@ public struct Configuration: Sendable {
         var warnings: [String] = []
         let known = Dictionary(uniqueKeysWithValues: settings.map { ($0.name, $0) })
         for entry in file?.entries ?? [] {
+            if let reason = retired[entry.key] {
+                warnings.append("\(file!.path):\(entry.line): \(entry.key) is no longer used (\(reason)): remove it")
+                continue
+            }
             guard let setting = known[entry.key] else {
                 warnings.append("\(file!.path):\(entry.line): unknown key \(entry.key) ignored")
                 continue
@@ -149,6 +157,10 @@ public struct Configuration: Sendable {
             try setting.apply(&configuration, entry.value)
         }
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("PUSHGATE_") {
+            if let reason = retired[name] {
+                warnings.append("\(name) is no longer used (\(reason)): unset it")
+                continue
+            }
             guard let setting = known[name] else {
                 if name != "PUSHGATE_CONFIG" { warnings.append("unknown environment variable \(name) ignored") }
                 continue

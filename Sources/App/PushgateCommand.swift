@@ -8,7 +8,7 @@ public struct PushgateCommand: ParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, TokensCommand.self, SendCommand.self,
             OutboxCommand.self, KeysCommand.self, ConfigCommand.self, UsersCommand.self, EventCommand.self,
-            DoctorCommand.self,
+            DoctorCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 
     public init() {}

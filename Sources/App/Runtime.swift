@@ -39,37 +39,14 @@ struct Runtime {
         }
     }
 
-    /// The schema migrations: PUSHGATE_SQL_DIR, or the `sql/` folder found beside the
-    /// executable (an install) or above it (a checkout's `.build/…/pushgate`).
-    func migrationsDirectory() throws -> URL {
-        if let configured = configuration.sqlDirectory {
-            return URL(fileURLWithPath: configured, isDirectory: true)
-        }
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var candidates: [URL] = [executable.deletingLastPathComponent().appendingPathComponent("../share/pushgate/sql")]
-        var directory = executable.deletingLastPathComponent()
-        for _ in 0..<6 {
-            candidates.append(directory.appendingPathComponent("sql"))
-            directory = directory.deletingLastPathComponent()
-        }
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("sql"))
-        for candidate in candidates {
-            let first = candidate.appendingPathComponent("0001_initial.sql").standardizedFileURL
-            if FileManager.default.fileExists(atPath: first.path) {
-                return candidate.standardizedFileURL
-            }
-        }
-        throw CommandFailure("cannot find the schema migrations (sql/0001_initial.sql); set PUSHGATE_SQL_DIR")
-    }
-
-    /// Applies pending migrations, returning the names of those applied now. PostgreSQL's
-    /// are the `postgresql/` folder of the migrations directory.
+    /// Applies pending migrations (built into the binary), returning the names of those
+    /// applied now.
     @discardableResult
     func migrate() throws -> [String] {
         if let postgreSQLStore {
-            return try postgreSQLStore.migrate(directory: migrationsDirectory().appendingPathComponent("postgresql"))
+            return try postgreSQLStore.migrate()
         }
-        return try openSQLiteStore(migrating: false, creating: true).migrate(directory: migrationsDirectory())
+        return try openSQLiteStore(migrating: false, creating: true).migrate()
     }
 
     /// The database the commands use, for messages (never the PostgreSQL password).
@@ -103,7 +80,7 @@ struct Runtime {
         let store = try SQLiteStore(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
             synchronous: synchronous, writer: writer, autoCheckpoint: autoCheckpoint)
-        if migrating { try store.migrate(directory: migrationsDirectory()) }
+        if migrating { try store.migrate() }
         return store
     }
 

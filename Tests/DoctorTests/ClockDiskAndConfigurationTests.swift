@@ -90,4 +90,15 @@ final class ConfigurationCheckTests: XCTestCase {
         XCTAssertEqual(findings.map(\.verdict), [.ok, .warning])
         XCTAssertTrue(findings[1].message.contains("unknown key PUSHGATE_DATABASE"), findings[1].message)
     }
+
+    /// An older install's configuration names the migrations folder: it still loads, and the
+    /// warning says the key is gone rather than calling it unknown.
+    func testTheRetiredMigrationsKeyIsAWarningThatSaysWhy() throws {
+        let (configuration, findings) = try check("PUSHGATE_SQL_DIR = /usr/local/share/pushgate/sql\n")
+        XCTAssertNotNil(configuration)
+        XCTAssertEqual(findings.map(\.verdict), [.ok, .warning])
+        XCTAssertTrue(
+            findings[1].message.contains("PUSHGATE_SQL_DIR is no longer used (the schema migrations are built into pushgate): remove it"),
+            findings[1].message)
+    }
 }

@@ -12,8 +12,8 @@ final class DatabaseCheckTests: XCTestCase {
         scratch = try ScratchDirectory()
     }
 
-    private func check(_ migrations: URL = DoctorFixtures.sql) -> DatabaseCheck.Outcome {
-        DatabaseCheck(path: path, migrations: .success(migrations), busyTimeoutMilliseconds: 1000).run()
+    private func check() -> DatabaseCheck.Outcome {
+        DatabaseCheck(path: path, migrations: Result { try Migration.builtIn(for: .sqlite) }, busyTimeoutMilliseconds: 1000).run()
     }
 
     func testAMissingDatabaseIsAProblemAndIsNotCreated() {
@@ -36,9 +36,9 @@ final class DatabaseCheckTests: XCTestCase {
         // Migrated by the previous version: every migration but the newest.
         let older = scratch.url.appendingPathComponent("sql-older")
         try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
-        let all = try Migrator.migrations(in: DoctorFixtures.sql)
+        let all = try Migration.builtIn(for: .sqlite)
         for migration in all.dropLast() {
-            try FileManager.default.copyItem(at: migration.url, to: older.appendingPathComponent(migration.fileName))
+            try migration.sql.write(to: older.appendingPathComponent(migration.fileName), atomically: true, encoding: .utf8)
         }
         try SQLiteStore(path: path).migrate(directory: older)
         let outcome = check()
@@ -52,7 +52,7 @@ final class DatabaseCheckTests: XCTestCase {
     }
 
     func testACurrentDatabaseIsUsableAndWritable() throws {
-        try SQLiteStore(path: path).migrate(directory: DoctorFixtures.sql)
+        try SQLiteStore(path: path).migrate()
         let outcome = check()
         XCTAssertTrue(outcome.isUsable, "\(outcome.findings)")
         XCTAssertEqual(outcome.findings.map(\.verdict), [.ok, .ok], "\(outcome.findings)")
@@ -68,10 +68,10 @@ final class DatabaseCheckTests: XCTestCase {
         XCTAssertTrue(outcome.findings.allSatisfy { $0.verdict == .problem }, "\(outcome.findings)")
     }
 
-    func testMigrationsThatCannotBeFoundAreAProblem() throws {
-        try SQLiteStore(path: path).migrate(directory: DoctorFixtures.sql)
+    func testUnusableMigrationsAreAProblem() throws {
+        try SQLiteStore(path: path).migrate()
         let outcome = DatabaseCheck(
-            path: path, migrations: .failure(DoctorFixtures.Failure("cannot find the schema migrations")),
+            path: path, migrations: .failure(MigrationError.gap(expected: 2, found: "0003_x.sql")),
             busyTimeoutMilliseconds: 1000
         ).run()
         XCTAssertFalse(outcome.isUsable)
@@ -79,7 +79,7 @@ final class DatabaseCheckTests: XCTestCase {
     }
 
     func testACompanionFileOfAnotherOwnerIsAProblem() throws {
-        try SQLiteStore(path: path).migrate(directory: DoctorFixtures.sql)
+        try SQLiteStore(path: path).migrate()
         // What `pushgate …` run as root leaves beside a service user's database.
         FileManager.default.createFile(atPath: path + "-shm", contents: Data())
         chown(path, 65534, 65534)

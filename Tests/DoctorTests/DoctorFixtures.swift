@@ -26,7 +26,6 @@ final class ScratchDirectory {
 enum DoctorFixtures {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    static let sql = repository.appendingPathComponent("sql")
     static let nginxTemplate = repository.appendingPathComponent("nginx/pushgate.conf").path
     static let cryptoFixtures = repository.appendingPathComponent("Tests/PushCryptoTests/Fixtures")
 

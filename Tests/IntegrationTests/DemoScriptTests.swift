@@ -43,7 +43,6 @@ final class DemoScriptTests: XCTestCase {
             .appendingPathComponent("pushgate-mock").path
         environment["PUSHGATE_DEMO_DIR"] = directory.path
         environment["PUSHGATE_HTTP_PORT"] = String(try freeLoopbackPort())
-        environment["PUSHGATE_SQL_DIR"] = PushgateInstance.repository.appendingPathComponent("sql").path
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// `scripts/install` into a scratch root (DESTDIR), the staged binary finding its migrations,
-/// and the systemd unit as `systemd-analyze` judges it.
+/// `scripts/install` into a scratch root (DESTDIR), the staged binary migrating with the
+/// migrations built into it, and the systemd unit as `systemd-analyze` judges it.
 final class PackagingTests: XCTestCase {
     private var root: URL!
 
@@ -14,14 +14,16 @@ final class PackagingTests: XCTestCase {
         try? FileManager.default.removeItem(at: root)
     }
 
-    private func run(_ path: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> PushgateInstance.Output {
+    private func run(
+        _ path: String, _ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil
+    ) throws -> PushgateInstance.Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
-        process.currentDirectoryURL = root.deletingLastPathComponent()
+        process.currentDirectoryURL = directory ?? root.deletingLastPathComponent()
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -63,16 +65,14 @@ final class PackagingTests: XCTestCase {
         for (path, wanted) in expected {
             XCTAssertEqual(try mode(path), wanted, "mode of \(path)")
         }
-        let sql = try FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)
-            .filter { $0.hasSuffix(".sql") }.sorted()
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: staged("/usr/local/share/pushgate/sql")).sorted(), sql)
-        for name in sql { XCTAssertEqual(try mode("/usr/local/share/pushgate/sql/\(name)"), 0o644) }
+        // The migrations are inside the binary: nothing of sql/ is installed.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: staged("/usr/local/share/pushgate/sql")))
 
         let unit = try text("/etc/systemd/system/pushgate.service")
         XCTAssertTrue(unit.contains("ExecStart=/usr/local/bin/pushgate serve\n"), unit)
         XCTAssertTrue(unit.contains("Environment=PUSHGATE_CONFIG=/etc/pushgate/pushgate.conf\n"), unit)
         let config = try text("/etc/pushgate/pushgate.conf")
-        XCTAssertTrue(config.contains("PUSHGATE_SQL_DIR = /usr/local/share/pushgate/sql\n"), config)
+        XCTAssertFalse(config.contains("PUSHGATE_SQL_DIR"), config)
         XCTAssertTrue(config.contains("PUSHGATE_SOCKET = /run/pushgate/pushgate.sock\n"), config)
         let site = try text("/etc/nginx/conf.d/pushgate.conf")
         XCTAssertTrue(site.contains("server unix:/run/pushgate/pushgate.sock;"), site)
@@ -81,14 +81,13 @@ final class PackagingTests: XCTestCase {
         XCTAssertTrue(try text("/etc/sysusers.d/pushgate.conf").contains("m www-data pushgate"))
     }
 
-    func testTheInstalledBinaryFindsItsMigrationsAndTheConfigParses() throws {
+    func testTheInstalledBinaryMigratesAndTheConfigParses() throws {
         XCTAssertEqual(try install().status, 0)
         let database = root.appendingPathComponent("pushgate.sqlite").path
-        // The staged config, with the database moved into the scratch root and the migrations
-        // left to be found beside the executable (share/pushgate/sql), as after a real install.
+        // The staged config, with the database moved into the scratch root.
         let migrate = try run(
             staged("/usr/local/bin/pushgate"), ["migrate"],
-            environment: ["PUSHGATE_CONFIG": staged("/etc/pushgate/pushgate.conf"), "PUSHGATE_DB": database, "PUSHGATE_SQL_DIR": ""])
+            environment: ["PUSHGATE_CONFIG": staged("/etc/pushgate/pushgate.conf"), "PUSHGATE_DB": database])
         XCTAssertEqual(migrate.status, 0, migrate.stderr)
         XCTAssertTrue(migrate.stdout.contains("applied 0001_initial.sql"), migrate.stdout)
         XCTAssertTrue(migrate.stderr.isEmpty, "the config has an unknown key: \(migrate.stderr)")
@@ -97,11 +96,11 @@ final class PackagingTests: XCTestCase {
         // include current; the socket does not exist here (no serve), which it says.
         let doctor = try run(
             staged("/usr/local/bin/pushgate"), ["doctor", "--nginx-conf", staged("/etc/nginx/conf.d/pushgate.conf")],
-            environment: ["PUSHGATE_CONFIG": staged("/etc/pushgate/pushgate.conf"), "PUSHGATE_DB": database, "PUSHGATE_SQL_DIR": ""])
+            environment: ["PUSHGATE_CONFIG": staged("/etc/pushgate/pushgate.conf"), "PUSHGATE_DB": database])
         XCTAssertEqual(doctor.status, 1, doctor.stdout)
         XCTAssertTrue(doctor.stdout.contains("ok   configuration: \(staged("/etc/pushgate/pushgate.conf")) parses"), doctor.stdout)
         XCTAssertTrue(
-            doctor.stdout.contains("ok   database: \(database) opens; schema is current (\(sqlCount) migrations, from \(staged("/usr/local/share/pushgate/sql")))"),
+            doctor.stdout.contains("ok   database: \(database) opens; schema is current (\(sqlCount) migrations)"),
             doctor.stdout)
         XCTAssertTrue(
             doctor.stdout.contains(
@@ -110,9 +109,50 @@ final class PackagingTests: XCTestCase {
         XCTAssertTrue(doctor.stdout.contains("FAIL socket: "), doctor.stdout)
     }
 
-    private var sqlCount: Int {
+    private var sqlCount: Int { sqlFiles.count }
+
+    /// The repository's SQLite migrations, by name.
+    private var sqlFiles: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)) ?? [])
-            .filter { $0.hasSuffix(".sql") }.count
+            .filter { $0.hasSuffix(".sql") }.sorted()
+    }
+
+    /// A copy of the built binary alone in an empty folder, no `sql/` beside it, above it or
+    /// in the working directory, migrates a new SQLite database and, with
+    /// PUSHGATE_TEST_DATABASE_URL set, a new PostgreSQL schema: the migrations are built in.
+    func testACopiedBinaryMigratesWithNoSQLFolderAnywhere() throws {
+        let folder = root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = folder.appendingPathComponent("pushgate")
+        try FileManager.default.copyItem(at: PushgateInstance.executable, to: binary)
+        var directory = folder
+        while directory.path != "/" {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sql").path), directory.path)
+            directory.deleteLastPathComponent()
+        }
+        let expected = sqlFiles.map { "applied \($0)" }
+
+        let database = folder.appendingPathComponent("pushgate.sqlite").path
+        let sqlite = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
+        XCTAssertEqual(sqlite.status, 0, sqlite.stderr)
+        XCTAssertEqual(sqlite.stdout.split(separator: "\n").map(String.init), expected)
+        let again = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
+        XCTAssertTrue(again.stdout.hasPrefix("schema is up to date"), again.stdout + again.stderr)
+
+        guard let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw XCTSkip("the PostgreSQL half needs PUSHGATE_TEST_DATABASE_URL (scripts/test sets it)")
+        }
+        let schema = "copied_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let create = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", "CREATE SCHEMA \(schema)"])
+        XCTAssertEqual(create.status, 0, create.stderr)
+        defer { _ = try? run("/usr/bin/psql", ["-X", "-q", url, "-c", "DROP SCHEMA IF EXISTS \(schema) CASCADE"]) }
+        let schemaURL = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+        let postgresql = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DATABASE_URL": schemaURL], in: folder)
+        XCTAssertEqual(postgresql.status, 0, postgresql.stderr)
+        XCTAssertEqual(postgresql.stdout.split(separator: "\n").map(String.init), expected)
+        let tables = try run(
+            "/usr/bin/psql", ["-X", "-A", "-t", url, "-c", "SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)'"])
+        XCTAssertGreaterThan(Int(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 10, tables.stdout + tables.stderr)
     }
 
     /// The installed site include is valid nginx: `nginx -t` with it in an `http { }` block.

@@ -68,7 +68,6 @@ final class PushgateCluster {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
         environment["PUSHGATE_DATABASE_URL"] = databaseURL
         environment["PUSHGATE_SOCKET"] = socket
-        environment["PUSHGATE_SQL_DIR"] = PushgateInstance.repository.appendingPathComponent("sql").path
         environment["PUSHGATE_THREADS"] = "8"
         environment["PUSHGATE_DATABASE_POOL"] = "4"
         for (key, value) in extraEnvironment { environment[key] = value }

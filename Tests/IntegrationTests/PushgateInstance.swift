@@ -73,7 +73,6 @@ final class PushgateInstance {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
         environment["PUSHGATE_DB"] = database
         environment["PUSHGATE_SOCKET"] = socket
-        environment["PUSHGATE_SQL_DIR"] = Self.repository.appendingPathComponent("sql").path
         environment["PUSHGATE_THREADS"] = "8"
         if let postgreSQLURL { environment["PUSHGATE_DATABASE_URL"] = postgreSQLURL }
         for (key, value) in extraEnvironment { environment[key] = value }

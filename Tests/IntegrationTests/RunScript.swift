@@ -44,7 +44,6 @@ final class RunScript {
         environment["PUSHGATE_DB"] = database
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_HTTP_PORT"] = String(port)
-        environment["PUSHGATE_SQL_DIR"] = PushgateInstance.repository.appendingPathComponent("sql").path
         environment["PUSHGATE_THREADS"] = "4"
         for (key, value) in extraEnvironment { environment[key] = value }
         return environment

@@ -8,7 +8,8 @@ import XCTest
 typealias StoreUnderTest = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
     & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore
 
-/// Base of the store tests: a fresh database per test, and the repository's real migrations.
+/// Base of the store tests: a fresh database per test, migrated by the migrations built into
+/// PushStore (EmbeddedMigrationsTests holds them equal to the repository's `sql/`).
 ///
 /// One suite, two engines: SQLite (a fresh temporary directory per test) by default, or
 /// PostgreSQL when `PUSHGATE_TEST_DATABASE_URL` names a server (a fresh schema per test,
@@ -78,7 +79,7 @@ class StoreTestCase: XCTestCase {
     func makeStore(clock: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) throws -> any StoreUnderTest {
         if let configuration = postgreSQLConfiguration {
             let store = PostgreSQLStore(configuration: configuration, clock: clock)
-            try store.migrate(directory: Self.postgreSQLDirectory)
+            try store.migrate()
             return store
         }
         return try makeSQLiteStore(clock: clock)
@@ -87,7 +88,7 @@ class StoreTestCase: XCTestCase {
     /// A SQLite store on this test's database, migrated, for the tests of SQLite's machinery.
     func makeSQLiteStore(clock: @escaping @Sendable () -> Int64 = { 1_700_000_000 }) throws -> SQLiteStore {
         let store = try SQLiteStore(path: databasePath, clock: clock)
-        try store.migrate(directory: Self.sqlDirectory)
+        try store.migrate()
         return store
     }
 

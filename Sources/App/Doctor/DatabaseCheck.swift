@@ -6,8 +6,8 @@ import PushStore
 /// the cause.
 struct DatabaseCheck {
     let path: String
-    /// The schema migrations this binary would apply, or why they cannot be found.
-    let migrations: Result<URL, any Error>
+    /// The schema migrations built into this binary, or why they are unusable.
+    let migrations: Result<[Migration], any Error>
     let busyTimeoutMilliseconds: Int
 
     struct Outcome {
@@ -44,9 +44,9 @@ struct DatabaseCheck {
         switch migrations {
         case .failure(let error):
             findings.append(.problem("migrations", "\(error)"))
-        case .success(let directory):
+        case .success(let known):
             do {
-                let pending = try Migrator.pending(database: database, directory: directory)
+                let pending = try Migrator.pending(database: database, migrations: known)
                 if applied.isEmpty {
                     findings.append(.problem("database", "\(path) is not migrated (no schema): run `pushgate migrate`"))
                 } else if !pending.isEmpty {
@@ -55,7 +55,7 @@ struct DatabaseCheck {
                         .problem("database", "\(pending.count) migration(s) not applied (\(names)): run `pushgate migrate`, or restart serve"))
                 } else {
                     isUsable = true
-                    findings.append(.ok("database", "\(path) opens; schema is current (\(applied.count) migrations, from \(directory.path))"))
+                    findings.append(.ok("database", "\(path) opens; schema is current (\(applied.count) migrations)"))
                 }
             } catch {
                 findings.append(.problem("database", "\(error)"))

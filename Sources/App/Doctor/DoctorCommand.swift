@@ -55,18 +55,18 @@ struct DoctorCommand: ParsableCommand {
             findings.append(.problem("configuration", "\(error)"))
             return findings
         }
-        let migrations = Result<URL, any Error> { try runtime.migrationsDirectory() }
         var latestRecordedTime: Int64?
         var apps: [RegisteredApp]?
         if let postgreSQLStore = runtime.postgreSQLStore {
             let checked = PostgreSQLCheck(
-                store: postgreSQLStore, description: runtime.databaseDescription, migrations: migrations
+                store: postgreSQLStore, description: runtime.databaseDescription,
+                migrations: Result { try Migration.builtIn(for: .postgresql) }
             ).run()
             findings += checked.findings
             apps = checked.apps
         } else {
             let database = DatabaseCheck(
-                path: configuration.database, migrations: migrations,
+                path: configuration.database, migrations: Result { try Migration.builtIn(for: .sqlite) },
                 busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds
             ).run()
             findings += database.findings

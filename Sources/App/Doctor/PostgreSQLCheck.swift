@@ -9,19 +9,20 @@ struct PostgreSQLCheck {
     let store: PostgreSQLStore
     /// How the findings name the database (never with its password).
     let description: String
-    let migrations: Result<URL, any Error>
+    /// The schema migrations built into this binary, or why they are unusable.
+    let migrations: Result<[Migration], any Error>
 
     /// The findings, and the registered apps when the schema is this version's.
     func run() -> (findings: [DoctorFinding], apps: [RegisteredApp]?) {
-        let directory: URL
+        let known: [Migration]
         switch migrations {
-        case .success(let url): directory = url.appendingPathComponent("postgresql")
+        case .success(let migrations): known = migrations
         case .failure(let error):
-            return ([.problem("database", "cannot find the schema migrations: \(error)")], nil)
+            return ([.problem("database", "this binary's schema migrations are unusable: \(error)")], nil)
         }
         let pending: [Migration]
         do {
-            pending = try store.pendingMigrations(directory: directory)
+            pending = try store.pendingMigrations(known)
         } catch {
             return ([.problem("database", "\(description) does not answer: \(error)")], nil)
         }

@@ -19,9 +19,13 @@ public final class PostgreSQLConnection {
     /// Connects, then sets the session's timeouts and search path.
     public init(configuration: PostgreSQLConfiguration) throws {
         self.configuration = configuration
-        // The URL first: libpq expands it (expand_dbname) and the settings after it win.
+        // libpq reads these in order and the last value of a keyword wins; the URL is expanded
+        // where `dbname` stands (expand_dbname). So the defaults before it are overridden by
+        // what the URL says (an operator's own connect_timeout for a quicker failover between
+        // the hosts of a multi-host URL), and the encoding after it is always ours. Every host
+        // of a multi-host URL, and its target_session_attrs, reach libpq untouched.
         let settings: [(String, String)] = [
-            ("dbname", configuration.url),
+            // Per host tried: a host that does not answer costs this long before the next.
             ("connect_timeout", String(configuration.connectTimeoutSeconds)),
             // A dead peer (a server that vanished without a FIN) is noticed within a minute
             // or two instead of the kernel's two hours.
@@ -30,6 +34,7 @@ public final class PostgreSQLConnection {
             ("keepalives_interval", "10"),
             ("keepalives_count", "3"),
             ("application_name", "pushgate"),
+            ("dbname", configuration.url),
             ("client_encoding", "UTF8"),
         ]
         let connection = Self.connect(settings)

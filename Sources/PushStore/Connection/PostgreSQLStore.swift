@@ -11,7 +11,7 @@ public final class PostgreSQLStore: Sendable {
     let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
 
     /// Connects lazily: the first call opens the first connection. It does not migrate:
-    /// call `migrate(directory:)` once at start-up.
+    /// call `migrate()` once at start-up.
     public init(
         configuration: PostgreSQLConfiguration, clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
     ) {
@@ -19,15 +19,26 @@ public final class PostgreSQLStore: Sendable {
         self.clock = clock
     }
 
-    /// Applies the pending migrations of `directory` (the repository's `sql/postgresql/`)
-    /// under an advisory lock, so that nodes starting together apply each once; returns the
-    /// file names this call applied.
+    /// Applies the pending built-in migrations (`sql/postgresql/`'s, compiled in) under an
+    /// advisory lock, so that nodes starting together apply each once; returns the file
+    /// names this call applied.
+    @discardableResult
+    public func migrate() throws -> [String] {
+        try withDatabase { try PostgreSQLMigrator.migrate(connection: $0, now: clock) }
+    }
+
+    /// Applies the pending migrations of `directory` instead of the built-in ones (tests).
     @discardableResult
     public func migrate(directory: URL) throws -> [String] {
         try withDatabase { try PostgreSQLMigrator.migrate(connection: $0, directory: directory, now: clock) }
     }
 
-    /// The migrations of `directory` not applied yet.
+    /// The built-in migrations (or `migrations`) not applied yet, for checks.
+    public func pendingMigrations(_ migrations: [Migration]? = nil) throws -> [Migration] {
+        try withDatabase { try PostgreSQLMigrator.pending(connection: $0, migrations: migrations) }
+    }
+
+    /// The migrations of `directory` not applied yet (tests).
     public func pendingMigrations(directory: URL) throws -> [Migration] {
         try withDatabase { try PostgreSQLMigrator.pending(connection: $0, directory: directory) }
     }

@@ -14,7 +14,7 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
 
     /// Opens (creating if needed) the database at `path`. It does not migrate: call
-    /// `migrate(directory:)` once at start-up, before the threads open their stores.
+    /// `migrate()` once at start-up, before the threads open their stores.
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long a write waits for another process's write lock.
     ///   - writer: pass the same writer, opened on the same file, to every store of this
@@ -37,17 +37,23 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
         Int64(Date().timeIntervalSince1970)
     }
 
-    /// Applies the pending migrations of `directory` (the repository's `sql/`); returns the
-    /// file names applied. It runs on this store's connection, outside any shared writer: a
+    /// Applies the pending built-in migrations (`sql/`'s, compiled in); returns the file
+    /// names applied. It runs on this store's connection, outside any shared writer: a
     /// writer's batches then wait for it in SQLite's busy handler, which start-up can afford.
+    @discardableResult
+    public func migrate() throws -> [String] {
+        try withDatabase { try Migrator.migrate(database: $0, now: clock) }
+    }
+
+    /// Applies the pending migrations of `directory` instead of the built-in ones (tests).
     @discardableResult
     public func migrate(directory: URL) throws -> [String] {
         try withDatabase { try Migrator.migrate(database: $0, directory: directory, now: clock) }
     }
 
-    /// The migrations of `directory` not applied yet, for `pushgate migrate --dry-run` and checks.
-    public func pendingMigrations(directory: URL) throws -> [Migration] {
-        try withDatabase { try Migrator.pending(database: $0, directory: directory) }
+    /// The built-in migrations (or `migrations`) not applied yet, for checks.
+    public func pendingMigrations(_ migrations: [Migration]? = nil) throws -> [Migration] {
+        try withDatabase { try Migrator.pending(database: $0, migrations: migrations) }
     }
 
     /// The migrations the database records as applied.

@@ -1,26 +1,16 @@
 import Foundation
 
-/// One schema migration file, `NNNN_name.sql`.
+/// One schema migration, `NNNN_name.sql`: its number, its name and its SQL.
 public struct Migration: Sendable, Equatable {
     public var version: Int
     /// The part after the number: `initial` in `0001_initial.sql`.
     public var name: String
-    public var url: URL
-
-    public var fileName: String { url.lastPathComponent }
-
+    public var fileName: String
     /// The file's SQL.
-    func script() throws(MigrationError) -> String {
-        do {
-            return try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw .unreadableFile(fileName, reason: "\(error)")
-        }
-    }
+    public var sql: String
 
     /// Parses a file name; nil when it is not `digits_name.sql`.
-    init?(url: URL) {
-        let fileName = url.lastPathComponent
+    init?(fileName: String, sql: String) {
         guard fileName.hasSuffix(".sql") else { return nil }
         let stem = fileName.dropLast(4)
         guard let underscore = stem.firstIndex(of: "_") else { return nil }
@@ -31,7 +21,26 @@ public struct Migration: Sendable, Equatable {
         else { return nil }
         self.version = version
         self.name = String(name)
-        self.url = url
+        self.fileName = fileName
+        self.sql = sql
+    }
+
+    /// The migrations built into this binary for `engine` (`EmbeddedMigrations`, generated
+    /// from `sql/` and `sql/postgresql/`), ordered and checked like a directory's.
+    public static func builtIn(for engine: SQLEngine) throws -> [Migration] {
+        let files: [(fileName: String, sql: String)]
+        switch engine {
+        case .sqlite: files = EmbeddedMigrations.sqlite
+        case .postgresql: files = EmbeddedMigrations.postgresql
+        }
+        var migrations: [Migration] = []
+        for file in files {
+            guard let migration = Migration(fileName: file.fileName, sql: file.sql) else {
+                throw MigrationError.badFileName(file.fileName)
+            }
+            migrations.append(migration)
+        }
+        return try Migrator.ordered(migrations, source: "the built-in \(engine.rawValue) migrations")
     }
 }
 

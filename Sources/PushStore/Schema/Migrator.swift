@@ -1,7 +1,7 @@
 import Foundation
 
-/// Applies the numbered schema files of `sql/` (`0001_initial.sql`, …) in order, each in its
-/// own transaction, and records each applied version in `schema_migrations`, so that every
+/// Applies the numbered schema migrations (`0001_initial.sql`, …: built into the binary from
+/// `sql/`, or a directory's for tests) in order, each in its own transaction, and records each applied version in `schema_migrations`, so that every
 /// start-up and `pushgate migrate` can run it safely.
 public enum Migrator {
     /// Not itself a migration: it must exist before the first one can be recorded.
@@ -18,8 +18,9 @@ public enum Migrator {
     private static let isAppliedSQL = "SELECT 1 FROM schema_migrations WHERE version = ?"
     private static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 
-    /// The migrations in `directory`, ordered by version. Throws when a `.sql` file is
-    /// misnamed, a version appears twice, or versions do not run 1, 2, 3, … without a hole.
+    /// The migrations in `directory` (files `NNNN_name.sql`, read now), ordered by version:
+    /// the source the built-in migrations are generated from, and what tests migrate with.
+    /// Throws when a `.sql` file is misnamed or unreadable, or `ordered` refuses the set.
     public static func migrations(in directory: URL) throws -> [Migration] {
         let names: [String]
         do {
@@ -31,14 +32,25 @@ public enum Migrator {
         var migrations: [Migration] = []
         for name in names where name.hasSuffix(".sql") {
             let url = directory.appendingPathComponent(name, isDirectory: false)
-            guard let migration = Migration(url: url) else {
-                throw MigrationError.badFileName(url.lastPathComponent)
+            let sql: String
+            do {
+                sql = try String(contentsOf: url, encoding: .utf8)
+            } catch {
+                throw MigrationError.unreadableFile(name, reason: "\(error)")
+            }
+            guard let migration = Migration(fileName: name, sql: sql) else {
+                throw MigrationError.badFileName(name)
             }
             migrations.append(migration)
         }
-        guard !migrations.isEmpty else { throw MigrationError.noMigrations(path: directory.path) }
-        migrations.sort { ($0.version, $0.fileName) < ($1.version, $1.fileName) }
+        return try ordered(migrations, source: directory.path)
+    }
 
+    /// `migrations` ordered by version. Throws when there are none, a version appears twice,
+    /// or versions do not run 1, 2, 3, … without a hole. `source` names them in the error.
+    static func ordered(_ migrations: [Migration], source: String) throws -> [Migration] {
+        guard !migrations.isEmpty else { throw MigrationError.noMigrations(path: source) }
+        let migrations = migrations.sorted { ($0.version, $0.fileName) < ($1.version, $1.fileName) }
         var expected = 1
         for (index, migration) in migrations.enumerated() {
             if index > 0, migrations[index - 1].version == migration.version {
@@ -71,7 +83,12 @@ public enum Migrator {
 
     /// The migrations of `directory` that `database` has not applied yet, in order.
     public static func pending(database: Database, directory: URL) throws -> [Migration] {
-        let all = try migrations(in: directory)
+        try pending(database: database, migrations: migrations(in: directory))
+    }
+
+    /// The `migrations` (by default the built-in ones) that `database` has not applied yet, in order.
+    public static func pending(database: Database, migrations all: [Migration]? = nil) throws -> [Migration] {
+        let all = try all ?? Migration.builtIn(for: .sqlite)
         let applied = try applied(database: database)
         try checkKnown(applied, all)
         let appliedVersions = Set(applied.map(\.version))
@@ -85,13 +102,23 @@ public enum Migrator {
     public static func migrate(
         database: Database, directory: URL, now: () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws -> [String] {
-        let pending = try pending(database: database, directory: directory)
+        try migrate(database: database, migrations: migrations(in: directory), now: now)
+    }
+
+    /// Applies every pending one of `migrations` (by default the built-in ones), as
+    /// `migrate(database:directory:)` does.
+    @discardableResult
+    public static func migrate(
+        database: Database, migrations all: [Migration]? = nil,
+        now: () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws -> [String] {
+        let pending = try pending(database: database, migrations: all)
         guard !pending.isEmpty else { return [] }
         try database.execute(createTableSQL)
 
         var appliedFiles: [String] = []
         for migration in pending {
-            let script = try migration.script()
+            let script = migration.sql
             do {
                 let didApply = try database.writeTransaction { () throws -> Bool in
                     // Checked again under the write lock: another process may have migrated

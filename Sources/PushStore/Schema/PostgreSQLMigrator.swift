@@ -1,7 +1,7 @@
 import Foundation
 
-/// Applies the numbered schema files of `sql/postgresql/` (same numbers and meaning as
-/// SQLite's `sql/`) in order, each in its own transaction, and records each applied version
+/// Applies the numbered schema migrations of `sql/postgresql/` (same numbers and meaning as
+/// SQLite's `sql/`; built into the binary) in order, each in its own transaction, and records each applied version
 /// in `schema_migrations`. The whole run holds a session advisory lock, so that two nodes
 /// starting at once apply each migration once: the second waits, then finds nothing to do.
 public enum PostgreSQLMigrator {
@@ -36,7 +36,12 @@ public enum PostgreSQLMigrator {
 
     /// The migrations of `directory` that the database has not applied yet, in order.
     public static func pending(connection: PostgreSQLConnection, directory: URL) throws -> [Migration] {
-        let all = try Migrator.migrations(in: directory)
+        try pending(connection: connection, migrations: Migrator.migrations(in: directory))
+    }
+
+    /// The `migrations` (by default the built-in ones) that the database has not applied yet, in order.
+    public static func pending(connection: PostgreSQLConnection, migrations all: [Migration]? = nil) throws -> [Migration] {
+        let all = try all ?? Migration.builtIn(for: .postgresql)
         let applied = try applied(connection: connection)
         try Migrator.checkKnown(applied, all)
         let appliedVersions = Set(applied.map(\.version))
@@ -52,17 +57,27 @@ public enum PostgreSQLMigrator {
         connection: PostgreSQLConnection, directory: URL,
         now: () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws -> [String] {
-        // Read before the lock too: a directory that is wrong fails without waiting.
-        _ = try Migrator.migrations(in: directory)
+        // Read before the lock: a directory that is wrong fails without waiting.
+        try migrate(connection: connection, migrations: Migrator.migrations(in: directory), now: now)
+    }
+
+    /// Applies every pending one of `migrations` (by default the built-in ones), as
+    /// `migrate(connection:directory:)` does.
+    @discardableResult
+    public static func migrate(
+        connection: PostgreSQLConnection, migrations all: [Migration]? = nil,
+        now: () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws -> [String] {
+        let all = try all ?? Migration.builtIn(for: .postgresql)
         try connection.withStatement(lockSQL) { try $0.run() }
         defer { try? connection.withStatement(unlockSQL) { try $0.run() } }
         try connection.execute(createTableSQL)
         // Under the lock: what another node applied meanwhile is no longer pending.
-        let pending = try pending(connection: connection, directory: directory)
+        let pending = try pending(connection: connection, migrations: all)
 
         var appliedFiles: [String] = []
         for migration in pending {
-            let script = try migration.script()
+            let script = migration.sql
             do {
                 // Not SERIALIZABLE with retries: DDL under the advisory lock races nothing.
                 try connection.run("BEGIN")
