@@ -1,16 +1,20 @@
 import PushCore
 
 /// Sends each request to the handler of the first route whose path prefix matches, and asks
-/// that handler which lane (if any) the request runs in.
+/// that handler which lane (if any) the request runs in. A dialect's handler throws what it
+/// refuses or fails at; the router turns that into the response, in the dialect's shape.
 public struct Router: LaneAssigning {
     public struct Route: Sendable {
         public let prefix: String
         public let handler: any RequestHandler
+        /// The handler as a dialect, found once here rather than on every request.
+        let dialect: (any DialectHandler)?
 
         /// Matches `prefix` itself and everything below it (`/token` matches `/token/x`, not `/tokens`).
         public init(prefix: String, handler: any RequestHandler) {
             self.prefix = prefix
             self.handler = handler
+            dialect = handler as? any DialectHandler
         }
 
         func matches(_ path: String) -> Bool {
@@ -29,7 +33,21 @@ public struct Router: LaneAssigning {
 
     public func handle(_ request: Request) -> Response {
         guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
-        return route.handler.handle(request)
+        guard let dialect = route.dialect else { return route.handler.handle(request) }
+        return Self.answer(request, with: dialect)
+    }
+
+    /// The one place a dialect's thrown error becomes its response: a `DialectError` renders
+    /// itself; anything else is a `ServiceFailure` (500, or 503 while the store is away) in
+    /// the dialect's shape.
+    static func answer(_ request: Request, with handler: some DialectHandler) -> Response {
+        do {
+            return try handler.respond(to: request)
+        } catch let error as any DialectError {
+            return error.response
+        } catch {
+            return handler.failureResponse(ServiceFailure(error))
+        }
     }
 
     public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
