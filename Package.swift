@@ -70,7 +70,7 @@ let package = Package(
 
         .target(name: "PushTesting", dependencies: ["PushCore"], path: "Tests/PushTesting"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
-        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"]),
+        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushTesting"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting", "MockUpstream"]),
