@@ -25,10 +25,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
-        .target(name: "PushCore"),
+        .target(name: "PushCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(name: "PushStore", dependencies: ["PushCore", "CSQLite", "CLibPQ"]),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
-        .target(name: "PushAPI", dependencies: ["PushCore"]),
+        .target(name: "PushAPI", dependencies: ["PushCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "PushDelivery", dependencies: ["PushCore", "PushCrypto", "CCurl", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "FastCGI",

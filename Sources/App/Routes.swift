@@ -44,6 +44,7 @@ enum Routes {
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let readiness = Readiness(store: store, writer: services.writer)
+        // Each request logs on a logger of its own made from services.logger, with its id.
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
@@ -66,6 +67,6 @@ enum Routes {
                 handler: SenderOnly(
                     BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
                     senders: senders)),
-        ])
+        ], logger: services.logger)
     }
 }

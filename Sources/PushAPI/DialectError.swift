@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// A refusal that a dialect renders in its own error shape (its status, its JSON or text, its
@@ -60,15 +61,17 @@ public struct ServiceFailure: Sendable {
 /// one place (`Router.answer`): a `DialectError` as it renders itself, anything else as the
 /// `ServiceFailure` it is, in the dialect's shape.
 public protocol DialectHandler: RequestHandler {
-    func respond(to request: Request) throws -> Response
+    /// `logger` is the request's: every line the request causes carries its id.
+    func respond(to request: Request, logger: Logger) throws -> Response
 
     /// The dialect's shape of a failure on our side (500, or 503 while the store is away).
     func failureResponse(_ failure: ServiceFailure) -> Response
 }
 
 extension DialectHandler {
-    /// For callers that hold the handler itself (tests, a wrapper): the router's answer.
+    /// For callers that hold the handler itself (tests, a wrapper): the router's answer,
+    /// logging nowhere.
     public func handle(_ request: Request) -> Response {
-        Router.answer(request, with: self)
+        Router.answer(request, with: self, logger: Router.silent)
     }
 }

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
@@ -33,10 +34,10 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         self.senders = senders
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         try endpoint.checkAddress(request)
         switch senders.authorize(request) {
-        case .allowed: return try endpoint.respond(to: request)
+        case .allowed: return try endpoint.respond(to: request, logger: logger)
         case .unauthorized(let reason): throw endpoint.refusal(.unauthorized(reason: reason))
         case .forbidden(let reason): throw endpoint.refusal(.forbidden(reason: reason))
         case .unavailable(let error): throw error

@@ -1,3 +1,4 @@
+import Logging
 import PushAPI
 import PushCore
 import PushTesting
@@ -22,7 +23,7 @@ final class DialectFailureTests: XCTestCase {
     /// A dialect whose handler throws what the test sets.
     struct Throwing: DialectHandler {
         let error: any Error & Sendable
-        func respond(to request: Request) throws -> Response { throw error }
+        func respond(to request: Request, logger: Logger) throws -> Response { throw error }
         func failureResponse(_ failure: ServiceFailure) -> Response {
             var response = Response.text(failure.status, "shape: \(failure.message)", headers: failure.headers)
             response.logNote = failure.detail
@@ -71,6 +72,32 @@ final class DialectFailureTests: XCTestCase {
         XCTAssertNil(bug.header("Retry-After"))
         XCTAssertEqual(text(bug), "shape: internal error\n")
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/healthz")).status, 200)
+    }
+
+    /// Answers with the request id its logger carries.
+    struct LoggerEcho: DialectHandler {
+        func respond(to request: Request, logger: Logger) throws -> Response {
+            .text(200, logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
+        }
+        func failureResponse(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
+    }
+
+    /// Keeps metadata and writes nothing.
+    struct MetadataOnly: LogHandler {
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {}
+    }
+
+    func testEachRequestGetsALoggerCarryingItsId() {
+        let logger = Logger(label: "test", factory: { _ in MetadataOnly() })
+        let router = Router(routes: [.init(prefix: "/echo", handler: LoggerEcho())], logger: logger)
+        XCTAssertEqual(router.handle(Request(method: "GET", path: "/echo", id: "4f2a")), .text(200, "4f2a"))
+        XCTAssertEqual(router.handle(Request(method: "GET", path: "/echo", id: "77")), .text(200, "77"))
     }
 
     func testEachSendEndpointAnswersAStoreThatIsAwayIn503OfItsShape() {

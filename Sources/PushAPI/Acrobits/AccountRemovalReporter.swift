@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The Acrobits Account Removal Reporter: the app reports a log-out or account removal, and
@@ -12,7 +13,7 @@ public struct AccountRemovalReporter: DialectHandler {
         self.accounts = accounts
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.method == "GET" || request.method == "POST" else {
             throw ReporterError.methodNotAllowed(request.method)
         }

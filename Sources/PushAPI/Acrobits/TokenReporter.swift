@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The Acrobits Push Token Reporter: a softphone reports its account's push tokens (one for
@@ -32,7 +33,7 @@ public struct TokenReporter: DialectHandler {
             appIDNames: ["appid_msgs", "appId_msgs", "pushappid_other", "pushappid", "appid"]),
     ]
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         let report = try parse(request)
         try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
         return .emptyOK

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The Pusher Beams client API: app installs register their APNs/FCM token as a client,
@@ -18,7 +19,7 @@ public struct BeamsClientAPI: DialectHandler {
         BeamsError.bodyTooLarge(limit: limit).response
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         switch try BeamsClientPath(request.path, prefix: Self.prefix) {
         case .clients:
             try require(request, ["POST"])

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The Pusher Beams publish API: a backend publishes one push to interests; every device
@@ -42,7 +43,7 @@ public struct BeamsPublishAPI: SendEndpoint {
         BeamsError.failure(failure)
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         try checkAddress(request)
         let appKey = try Self.instance(request.path)
         guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The Push Notification Bridge's message path (`POST /push/notifications`): a client asks
@@ -23,7 +24,7 @@ public struct NotificationBridge: DialectHandler {
         BridgeError.bodyTooLarge(limit: limit).response
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
             throw BridgeError.notFound(request.path)
         }

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// Publishing to the bridge (`POST /push/topics/<topic path>`): the push goes, once each, to
@@ -37,7 +38,7 @@ public struct TopicPublisher: SendEndpoint {
         }
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         try checkAddress(request)
         let topic = try Self.topic(in: request.path)
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// `POST /api/push/events`: a backend sends one of the document's push events to every device
@@ -32,7 +33,7 @@ public struct PushEvents: SendEndpoint {
         }
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         try checkAddress(request)
         let event = try CospaceEvent(CospaceJSON.object(request, limit: Self.bodyLimit))
         guard let queued = try publisher.publish(event) else {

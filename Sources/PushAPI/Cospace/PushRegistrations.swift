@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// cospace `GET /api/push` and `POST /api/push`: an authenticated user lists, adds and
@@ -28,7 +29,7 @@ public struct PushRegistrations: DialectHandler {
         CospaceError.bodyTooLarge(limit: limit).response
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
             throw CospaceError.notFound(status: "not-found")
         }

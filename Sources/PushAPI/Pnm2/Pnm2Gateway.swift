@@ -1,3 +1,4 @@
+import Logging
 import Foundation
 import PushCore
 
@@ -56,29 +57,29 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         }
     }
 
-    public func respond(to request: Request) throws -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         let endpoint = try endpoint(of: request)
         do {
-            return try send(request, to: endpoint)
+            return try send(request, to: endpoint, logger: logger)
         } catch let refusal as Pnm2Reply {
             // A request refused whole: the reply's code is the HTTP status.
             throw Pnm2Refusal(refusal)
         }
     }
 
-    private func send(_ request: Request, to endpoint: Pnm2Endpoint) throws -> Response {
+    private func send(_ request: Request, to endpoint: Pnm2Endpoint, logger: Logger) throws -> Response {
         switch endpoint {
         case .send:
             let entry = try Pnm2Body.single(request)
-            let reply = try dispatch.send([entry], deadToken: endpoint.deadToken)[0]
+            let reply = try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger)[0]
             return .json(200, Array(reply.json.utf8))
         case .multisend:
             let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
-            let replies = try dispatch.send(entries, deadToken: endpoint.deadToken)
+            let replies = try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger)
             return .json(200, Array(Pnm2Reply.list(replies).utf8))
         case .form:
             let push = try Pnm2Body.form(request)
-            let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken)[0]
+            let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger)[0]
             return .json(reply.code, Array(reply.json.utf8))
         }
     }
