@@ -13,7 +13,8 @@ public struct SenderAuthorization: Sendable {
         case unauthorized(reason: String)
         /// 403: no keys exist and the caller is not on this machine.
         case forbidden(reason: String)
-        /// 500: the key store could not be read.
+        /// The key store could not be read: the endpoint's failure, a 500 (a 503 when the
+        /// error is `StoreUnavailable`; see `SenderOnly`).
         case unavailable(any Error)
 
         public static func == (lhs: Decision, rhs: Decision) -> Bool {
