@@ -29,6 +29,10 @@ public final class PostgreSQLConnection {
             ("keepalives_idle", "30"),
             ("keepalives_interval", "10"),
             ("keepalives_count", "3"),
+            // A statement sent to a server that vanished mid-call (a host gone, a cut network:
+            // nothing answers, not even a reset) fails once it goes unacknowledged this long,
+            // instead of holding the request until the keepalives notice (TCP only).
+            ("tcp_user_timeout", String(configuration.connectTimeoutSeconds * 1000)),
             ("application_name", "pushgate"),
             ("client_encoding", "UTF8"),
         ]
