@@ -87,6 +87,23 @@ final class PostgreSQLRestartTests: XCTestCase {
         XCTAssertEqual(try store.senderKeyName(digest: "d"), "k", "the next call gets a working connection")
     }
 
+    /// Engine-independent: an episode is reported once at its start and once at its end, and a
+    /// call that was under way when it began does not end it.
+    func testAnEpisodeIsReportedOnceAndEndedOnlyByACallThatBeganInIt() {
+        let changes = Changes()
+        let episode = UnavailabilityEpisode(report: { changes.record($0) })
+        let before = UnavailabilityEpisode.now()
+        episode.succeeded(startedAt: before)
+        XCTAssertEqual(changes.kinds, [], "no episode, nothing to end")
+        episode.failed(StoreUnavailable(reason: "refused"))
+        episode.failed(StoreUnavailable(reason: "refused again"))
+        episode.succeeded(startedAt: before)
+        XCTAssertEqual(changes.kinds, ["lost"], "a call begun before the outage ends nothing")
+        episode.succeeded(startedAt: UnavailabilityEpisode.now())
+        episode.succeeded(startedAt: UnavailabilityEpisode.now())
+        XCTAssertEqual(changes.kinds, ["lost", "recovered"])
+    }
+
     /// Runs `body` on `count` threads at once and waits for all.
     private func concurrently(_ count: Int, _ body: @escaping @Sendable () throws -> Void) throws {
         let group = DispatchGroup()

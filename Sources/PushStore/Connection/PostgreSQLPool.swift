@@ -31,6 +31,7 @@ public final class PostgreSQLPool: @unchecked Sendable {
     /// Lends a connection to `body` and takes it back afterwards. Throws `StoreUnavailable`
     /// when the database cannot be reached or the connection broke under `body`.
     public func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        let startedAt = UnavailabilityEpisode.now()
         let connection: PostgreSQLConnection
         do {
             connection = try borrow()
@@ -40,7 +41,7 @@ public final class PostgreSQLPool: @unchecked Sendable {
         defer { giveBack(connection) }
         do {
             let result = try body(connection)
-            episode.succeeded()
+            episode.succeeded(startedAt: startedAt)
             return result
         } catch let error as PostgreSQLError where error.isUnavailability || !connection.isHealthy {
             throw unavailable(error)

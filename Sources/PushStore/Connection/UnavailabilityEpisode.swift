@@ -16,7 +16,8 @@ public enum StoreAvailabilityChange: Sendable, Equatable {
 final class UnavailabilityEpisode: @unchecked Sendable {
     // @unchecked: `since` and `failedCalls` are only touched under `lock`.
     private let lock = NSLock()
-    private var since: Date?
+    /// When the current episode began (`now()`), nil while the database answers.
+    private var since: UInt64?
     private var failedCalls = 0
     private let report: @Sendable (StoreAvailabilityChange) -> Void
 
@@ -28,16 +29,23 @@ final class UnavailabilityEpisode: @unchecked Sendable {
     func failed(_ unavailable: StoreUnavailable) {
         lock.lock()
         let isStart = since == nil
-        if isStart { since = Date() }
+        if isStart { since = Self.now() }
         failedCalls += 1
         lock.unlock()
         if isStart { report(.lost(reason: unavailable.reason)) }
     }
 
-    /// A call worked: ends the episode, if one is going on.
-    func succeeded() {
+    /// The monotonic clock in nanoseconds, for `succeeded(startedAt:)`.
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// A call that began at `startedAt` (`now()`) worked: ends the episode, if one is going on
+    /// and the call began after it did. A call that was under way when the database went away
+    /// and finished just before proves nothing about its return.
+    func succeeded(startedAt: UInt64) {
         lock.lock()
-        guard let started = since else {
+        guard let started = since, startedAt > started else {
             lock.unlock()
             return
         }
@@ -45,6 +53,6 @@ final class UnavailabilityEpisode: @unchecked Sendable {
         since = nil
         failedCalls = 0
         lock.unlock()
-        report(.recovered(seconds: Date().timeIntervalSince(started), failedCalls: failed))
+        report(.recovered(seconds: Double(Self.now() - started) / 1e9, failedCalls: failed))
     }
 }
