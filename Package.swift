@@ -25,10 +25,10 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
-        .target(name: "PushCore"),
+        .target(name: "PushCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(name: "PushStore", dependencies: ["PushCore", "CSQLite", "CLibPQ"]),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
-        .target(name: "PushAPI", dependencies: ["PushCore"]),
+        .target(name: "PushAPI", dependencies: ["PushCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "PushDelivery", dependencies: ["PushCore", "PushCrypto", "CCurl", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "FastCGI",
@@ -70,7 +70,7 @@ let package = Package(
 
         .target(name: "PushTesting", dependencies: ["PushCore"], path: "Tests/PushTesting"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
-        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"]),
+        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushTesting"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting", "MockUpstream"]),

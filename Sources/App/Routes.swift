@@ -31,18 +31,20 @@ enum Routes {
         let cospaceLogin = CospaceAuthenticator(users: store) { user, password, storedHash in
             cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
         }
-        let cospaceEvents = PushEvents(
-            senders: senders,
-            publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.wakeOutbox))
+        let cospaceEvents = SenderOnly(
+            PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.wakeOutbox)),
+            senders: senders)
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
-        let pnm2 = Pnm2Gateway(
-            apps: store, directory: store,
-            deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger),
+        let pnm2 = SenderOnly(
+            Pnm2Gateway(
+                apps: store, directory: store,
+                deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger)),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let readiness = Readiness(store: store, writer: services.writer)
+        // Each request logs on a logger of its own made from services.logger, with its id.
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
@@ -54,7 +56,7 @@ enum Routes {
                 handler: NotificationBridge(apps: store, subscriptions: store, bridgeApps: bridgeApps)),
             .init(
                 prefix: TopicPublisher.prefix,
-                handler: TopicPublisher(subscriptions: store, senders: senders, queued: services.wakeOutbox)),
+                handler: SenderOnly(TopicPublisher(subscriptions: store, queued: services.wakeOutbox), senders: senders)),
             // Before /api/push, which would match it as a prefix.
             .init(prefix: PushEvents.path, handler: cospaceEvents),
             .init(prefix: PushRegistrations.path, handler: cospace),
@@ -62,8 +64,9 @@ enum Routes {
             .init(prefix: BeamsClientAPI.prefix, handler: BeamsClientAPI(store: store, identifiers: identifiers)),
             .init(
                 prefix: BeamsPublishAPI.prefix,
-                handler: BeamsPublishAPI(
-                    store: store, senders: senders, identifiers: identifiers, wakeOutbox: services.wakeOutbox)),
-        ])
+                handler: SenderOnly(
+                    BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
+                    senders: senders)),
+        ], logger: services.logger)
     }
 }

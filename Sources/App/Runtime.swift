@@ -26,16 +26,28 @@ struct Runtime {
         }
         let (configuration, warnings) = try Configuration.load(file: file, environment: environment)
         self.configuration = configuration
-        postgreSQLStore = configuration.databaseURL.map { url in
-            PostgreSQLStore(configuration: PostgreSQLConfiguration(url: url, poolSize: configuration.databasePoolSize))
-        }
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
         var logger = Logger(label: label)
         logger.logLevel = level
         self.logger = logger
+        postgreSQLStore = configuration.databaseURL.map { [logger] url in
+            PostgreSQLStore(
+                configuration: PostgreSQLConfiguration(url: url, poolSize: configuration.databasePoolSize),
+                availabilityChanged: { Self.log($0, logger) })
+        }
         for warning in warnings {
             logger.warning("\(warning)")
+        }
+    }
+
+    /// Once per episode of a database that does not answer, not once per failed request.
+    private static func log(_ change: StoreAvailabilityChange, _ logger: Logger) {
+        switch change {
+        case .lost(let reason):
+            logger.warning("the database does not answer, requests get 503 until it does: \(reason)")
+        case .recovered(let seconds, let failedCalls):
+            logger.info("the database answers again after \(Int(seconds.rounded())) s (\(failedCalls) calls failed meanwhile)")
         }
     }
 

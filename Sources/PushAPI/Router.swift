@@ -1,16 +1,21 @@
+import Logging
 import PushCore
 
 /// Sends each request to the handler of the first route whose path prefix matches, and asks
-/// that handler which lane (if any) the request runs in.
+/// that handler which lane (if any) the request runs in. A dialect's handler throws what it
+/// refuses or fails at; the router turns that into the response, in the dialect's shape.
 public struct Router: LaneAssigning {
     public struct Route: Sendable {
         public let prefix: String
         public let handler: any RequestHandler
+        /// The handler as a dialect, found once here rather than on every request.
+        let dialect: (any DialectHandler)?
 
         /// Matches `prefix` itself and everything below it (`/token` matches `/token/x`, not `/tokens`).
         public init(prefix: String, handler: any RequestHandler) {
             self.prefix = prefix
             self.handler = handler
+            dialect = handler as? any DialectHandler
         }
 
         func matches(_ path: String) -> Bool {
@@ -22,14 +27,42 @@ public struct Router: LaneAssigning {
     }
 
     private let routes: [Route]
+    private let logger: Logger
 
-    public init(routes: [Route]) {
+    /// - Parameter logger: what each request's logger is made from, with its id added.
+    public init(routes: [Route], logger: Logger = Router.silent) {
         self.routes = routes
+        self.logger = logger
     }
+
+    /// A logger that writes nowhere, for handlers driven without a server (tests).
+    public static let silent = Logger(label: "pushgate", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public func handle(_ request: Request) -> Response {
         guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
-        return route.handler.handle(request)
+        guard let dialect = route.dialect else { return route.handler.handle(request) }
+        return Self.answer(request, with: dialect, logger: logger(for: request))
+    }
+
+    /// The request's logger: every line it causes (a pruned device, an upstream's refusal, a
+    /// retry) carries its id, which is nginx's `$request_id` behind the shipped template.
+    public func logger(for request: Request) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: "request-id"] = .string(request.id)
+        return logger
+    }
+
+    /// The one place a dialect's thrown error becomes its response: a `DialectError` renders
+    /// itself; anything else is a `ServiceFailure` (500, or 503 while the store is away) in
+    /// the dialect's shape.
+    static func answer(_ request: Request, with handler: some DialectHandler, logger: Logger) -> Response {
+        do {
+            return try handler.respond(to: request, logger: logger)
+        } catch let error as any DialectError {
+            return error.response
+        } catch {
+            return handler.failureResponse(ServiceFailure(error))
+        }
     }
 
     public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {

@@ -3,8 +3,8 @@ import PushCore
 /// Who may call the send-side endpoints (pnm2, publishes, events): with any valid sender key
 /// stored, a request must present one (`Authorization: Bearer KEY`, or HTTP Basic with the
 /// key as password, for PBX scripts that can only put credentials in a URL); with none, only
-/// loopback callers are served, so a fresh install is not an open relay. Each dialect renders
-/// a refusal in its own error shape.
+/// loopback callers are served, so a fresh install is not an open relay. `SenderOnly` asks it
+/// before every send-side handler; each dialect renders a refusal in its own error shape.
 public struct SenderAuthorization: Sendable {
     public enum Decision: Sendable, Equatable {
         /// `sender` names the key used, or "loopback".
@@ -13,7 +13,8 @@ public struct SenderAuthorization: Sendable {
         case unauthorized(reason: String)
         /// 403: no keys exist and the caller is not on this machine.
         case forbidden(reason: String)
-        /// 500: the key store could not be read.
+        /// The key store could not be read: the endpoint's failure, a 500 (a 503 when the
+        /// error is `StoreUnavailable`; see `SenderOnly`).
         case unavailable(any Error)
 
         public static func == (lhs: Decision, rhs: Decision) -> Bool {

@@ -1,3 +1,5 @@
+import Logging
+
 /// What became of one push, as a value: one place acts on it (prune, retry, report).
 public enum DeliveryResult: Sendable, Equatable {
     /// The upstream accepted it; `id` is the `apns-id` or FCM message name.
@@ -21,4 +23,15 @@ public enum DeliveryResult: Sendable, Equatable {
 /// in the batch's order; it blocks the calling thread until all are answered.
 public protocol Deliverer: Sendable {
     func deliver(_ batch: [Notification]) -> [DeliveryResult]
+
+    /// The same, with the lines it logs (a pruned device, say) on `logger`: a request's,
+    /// carrying its id, when a request is what sends the batch.
+    func deliver(_ batch: [Notification], logger: Logger) -> [DeliveryResult]
+}
+
+extension Deliverer {
+    /// For deliverers that log nothing of their own.
+    public func deliver(_ batch: [Notification], logger: Logger) -> [DeliveryResult] {
+        deliver(batch)
+    }
 }

@@ -72,10 +72,10 @@ final class BeamsTests: XCTestCase {
 
     var clientAPI: BeamsClientAPI { BeamsClientAPI(store: store, identifiers: identifiers) }
 
-    var publishAPI: BeamsPublishAPI {
-        BeamsPublishAPI(
-            store: store, senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }), identifiers: identifiers,
-            wakeOutbox: { [counter] in counter.wakes += 1 })
+    var publishAPI: SenderOnly<BeamsPublishAPI> {
+        SenderOnly(
+            BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: { [counter] in counter.wakes += 1 }),
+            senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }))
     }
 
     func json(_ method: String, _ path: String, _ body: String, from address: String = "127.0.0.1") -> Request {

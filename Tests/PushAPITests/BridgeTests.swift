@@ -217,10 +217,11 @@ final class TopicPublisherTests: XCTestCase {
     final class Wakes: @unchecked Sendable { var count = 0 }
     let wakes = Wakes()
 
-    var publisher: TopicPublisher {
+    var publisher: SenderOnly<TopicPublisher> {
         let wakes = self.wakes
-        return TopicPublisher(
-            subscriptions: store, senders: SenderAuthorization(keys: keys, digest: { $0 }), queued: { wakes.count += 1 })
+        return SenderOnly(
+            TopicPublisher(subscriptions: store, queued: { wakes.count += 1 }),
+            senders: SenderAuthorization(keys: keys, digest: { $0 }))
     }
 
     override func setUp() {

@@ -202,9 +202,9 @@ final class CospaceTests: XCTestCase {
     }
 
     func testEventsAreForbiddenToRemoteCallersWithoutKeys() {
-        let events = PushEvents(
-            senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }),
-            publisher: CospaceEventPublisher(users: store, outbox: store))
+        let events = SenderOnly(
+            PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store)),
+            senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }))
         let body =
             #"{"owner":"\#(store.usersByName["alice"]!.id)","message":"recording_new","recording":"r","phone":"p"}"#
         let remote = Request(

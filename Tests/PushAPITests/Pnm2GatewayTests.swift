@@ -52,12 +52,12 @@ final class Pnm2GatewayTests: XCTestCase {
             replacing: false)
     }
 
-    var gateway: Pnm2Gateway {
+    var gateway: SenderOnly<Pnm2Gateway> {
         let pauses = pauses
-        return Pnm2Gateway(
-            apps: store, directory: directory, deliverer: deliverer,
-            senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }),
-            pause: { pauses.seconds.append($0) })
+        return SenderOnly(
+            Pnm2Gateway(
+                apps: store, directory: directory, deliverer: deliverer, pause: { pauses.seconds.append($0) }),
+            senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 
     func send(_ body: String, path: String = "/pnm2/send", from address: String = "127.0.0.1") -> Response {

@@ -10,11 +10,12 @@ import XCTest
 final class Pnm2LaneTests: XCTestCase {
     let keys = InMemorySenderKeys()
 
-    var gateway: Pnm2Gateway {
-        Pnm2Gateway(
-            apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-            deliverer: Pnm2GatewayTests.ScriptedDeliverer(),
-            senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }), pause: { _ in })
+    var gateway: SenderOnly<Pnm2Gateway> {
+        SenderOnly(
+            Pnm2Gateway(
+                apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _ in }),
+            senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 
     private func request(_ method: String, _ path: String, headers: [String: String] = [:]) -> Request {

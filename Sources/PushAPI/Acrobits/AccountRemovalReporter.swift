@@ -1,9 +1,10 @@
+import Logging
 import PushCore
 
 /// The Acrobits Account Removal Reporter: the app reports a log-out or account removal, and
 /// every token stored for the account's selector is forgotten. Takes the same parameter styles
 /// as the Token Reporter (query, form, JSON, `/removeAccount/<username>/`).
-public struct AccountRemovalReporter: RequestHandler {
+public struct AccountRemovalReporter: DialectHandler {
     private let accounts: any AcrobitsAccountStore
 
     public static let prefix = "/removeAccount"
@@ -12,19 +13,17 @@ public struct AccountRemovalReporter: RequestHandler {
         self.accounts = accounts
     }
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            guard request.method == "GET" || request.method == "POST" else {
-                throw ReporterError.methodNotAllowed(request.method)
-            }
-            let pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.prefix)
-            let account = try AccountFields(try ReporterParameters(request: request, pathValues: pathValues))
-            _ = try accounts.removeAccount(selector: account.selector)
-            return .emptyOK
-        } catch let error as ReporterError {
-            return error.response
-        } catch {
-            return .internalError(error)
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        guard request.method == "GET" || request.method == "POST" else {
+            throw ReporterError.methodNotAllowed(request.method)
         }
+        let pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.prefix)
+        let account = try AccountFields(try ReporterParameters(request: request, pathValues: pathValues))
+        _ = try accounts.removeAccount(selector: account.selector)
+        return .emptyOK
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        ReporterError.failure(failure)
     }
 }

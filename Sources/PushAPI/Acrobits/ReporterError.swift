@@ -2,7 +2,7 @@ import PushCore
 
 /// Why a Token Reporter or Account Removal Reporter request was refused. Acrobits apps only
 /// look at the status, so the dialect's error shape is a 4xx with a one-line text reason.
-enum ReporterError: Error, Equatable {
+enum ReporterError: DialectError, Equatable {
     case methodNotAllowed(String)
     case unsupportedContentType(String)
     case invalidUTF8(String)
@@ -43,5 +43,10 @@ enum ReporterError: Error, Equatable {
         case .tokenWithoutAppID(let token, let appID):
             return .text(400, "\(token) was given without \(appID)")
         }
+    }
+
+    /// A failure on our side, in the same one-line text.
+    static func failure(_ failure: ServiceFailure) -> Response {
+        failure.noted(.text(failure.status, failure.message, headers: failure.headers))
     }
 }

@@ -1,9 +1,10 @@
+import Logging
 import PushCore
 
 /// The Acrobits Push Token Reporter: a softphone reports its account's push tokens (one for
 /// incoming calls, one for everything else) by GET query, POST form or POST JSON, or in the
 /// `/pushToken/<username>/<selector>/<token>&appid=<appid>` path style.
-public struct TokenReporter: RequestHandler {
+public struct TokenReporter: DialectHandler {
     private let apps: any AppCatalog
     private let accounts: any AcrobitsAccountStore
 
@@ -32,16 +33,14 @@ public struct TokenReporter: RequestHandler {
             appIDNames: ["appid_msgs", "appId_msgs", "pushappid_other", "pushappid", "appid"]),
     ]
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            let report = try parse(request)
-            try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
-            return .emptyOK
-        } catch let error as ReporterError {
-            return error.response
-        } catch {
-            return .internalError(error)
-        }
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        let report = try parse(request)
+        try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
+        return .emptyOK
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        ReporterError.failure(failure)
     }
 
     struct Report: Equatable {

@@ -1,8 +1,9 @@
+import Logging
 import PushCore
 
 /// The Pusher Beams client API: app installs register their APNs/FCM token as a client,
 /// refresh it, and subscribe to interests. Served under `/client_api`, as the hosted endpoint.
-public struct BeamsClientAPI: RequestHandler {
+public struct BeamsClientAPI: DialectHandler {
     public static let prefix = "/client_api"
 
     private let store: any BeamsStore
@@ -18,25 +19,23 @@ public struct BeamsClientAPI: RequestHandler {
         BeamsError.bodyTooLarge(limit: limit).response
     }
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            switch try BeamsClientPath(request.path, prefix: Self.prefix) {
-            case .clients:
-                try require(request, ["POST"])
-                return try register(BeamsJSONBody(request))
-            case .token(let clientID):
-                try require(request, ["PUT"])
-                return try replaceToken(clientID: clientID, BeamsJSONBody(request))
-            case .interest(let clientID, let name):
-                try require(request, ["POST", "DELETE"])
-                return try setInterest(
-                    clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
-            }
-        } catch let error as BeamsError {
-            return error.response
-        } catch {
-            return BeamsError.internalError(error)
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        switch try BeamsClientPath(request.path, prefix: Self.prefix) {
+        case .clients:
+            try require(request, ["POST"])
+            return try register(BeamsJSONBody(request))
+        case .token(let clientID):
+            try require(request, ["PUT"])
+            return try replaceToken(clientID: clientID, BeamsJSONBody(request))
+        case .interest(let clientID, let name):
+            try require(request, ["POST", "DELETE"])
+            return try setInterest(
+                clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
         }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        BeamsError.failure(failure)
     }
 
     private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {

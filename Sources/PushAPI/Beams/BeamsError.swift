@@ -3,7 +3,7 @@ import PushCore
 /// Why a Beams request was refused, rendered in Beams' error shape:
 /// `{"error": "<title>", "description": "<what to fix>"}` (the titles of the publish API's
 /// error table, pusher.com/docs/beams/reference/publish-api).
-enum BeamsError: Error, Equatable {
+enum BeamsError: DialectError, Equatable {
     case methodNotAllowed(allowed: [String])
     case notFound(String)
     case invalidContentType
@@ -61,11 +61,18 @@ enum BeamsError: Error, Equatable {
         return Self.render(status: status, title: title, description: description, headers: headers)
     }
 
-    /// A 500: the caller hears only that, the log line gets the detail.
-    static func internalError(_ error: any Error) -> Response {
-        var response = render(status: 500, title: "Something went wrong", description: "Internal server error.")
-        response.logNote = String(describing: error)
-        return response
+    /// A failure on our side: a 500, or a 503 while the database is away; the caller hears
+    /// only that, the log line gets the detail.
+    static func failure(_ failure: ServiceFailure) -> Response {
+        switch failure.kind {
+        case .internalError:
+            return failure.noted(render(status: 500, title: "Something went wrong", description: "Internal server error."))
+        case .unavailable:
+            return failure.noted(
+                render(
+                    status: failure.status, title: "Service Unavailable",
+                    description: "The database is unavailable, try again later.", headers: failure.headers))
+        }
     }
 
     private static func render(

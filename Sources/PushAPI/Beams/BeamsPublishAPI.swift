@@ -1,24 +1,23 @@
+import Logging
 import PushCore
 
 /// The Pusher Beams publish API: a backend publishes one push to interests; every device
 /// subscribed to any of them gets it once, through the durable outbox. The instance id of
 /// Beams is the `app_key` of its apps here: one APNs and one FCM app at most, and the
 /// publish's `apns` half goes to the first's devices, its `fcm` half to the second's.
-public struct BeamsPublishAPI: RequestHandler {
+/// Served as `SenderOnly(BeamsPublishAPI(…), senders:)`: only senders may publish.
+public struct BeamsPublishAPI: SendEndpoint {
     public static let prefix = "/publish_api"
 
     private let store: any BeamsStore
-    private let senders: SenderAuthorization
     private let identifiers: RandomIdentifier
     private let wakeOutbox: @Sendable () -> Void
 
     /// - Parameter wakeOutbox: tells the outbox worker rows were queued (it polls otherwise).
     public init(
-        store: any BeamsStore, senders: SenderAuthorization, identifiers: RandomIdentifier,
-        wakeOutbox: @escaping @Sendable () -> Void
+        store: any BeamsStore, identifiers: RandomIdentifier, wakeOutbox: @escaping @Sendable () -> Void
     ) {
         self.store = store
-        self.senders = senders
         self.identifiers = identifiers
         self.wakeOutbox = wakeOutbox
     }
@@ -28,39 +27,43 @@ public struct BeamsPublishAPI: RequestHandler {
         BeamsError.bodyTooLarge(limit: limit).response
     }
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            let appKey = try Self.instance(request.path)
-            guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
-            switch senders.authorize(request) {
-            case .allowed: break
-            case .unauthorized(let reason): throw BeamsError.unauthorized(reason)
-            case .forbidden(let reason): throw BeamsError.forbidden(reason)
-            case .unavailable(let error): return BeamsError.internalError(error)
-            }
-            guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
-            let publish = try BeamsPublish(BeamsJSONBody(request))
-            // Each app of the instance gets the publish when it carries that platform's half;
-            // one without a half is skipped (Beams publishes to iOS only, or Android only).
-            let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
-            guard !apps.isEmpty else {
-                let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }.joined(separator: " and ")
-                let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }.joined(separator: " or ")
-                throw BeamsError.unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
-            }
-            let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
-            let queued = try store.publishToInterests(
-                appIDs: apps.map(\.id), interests: publish.interests, message: message)
-            if queued > 0 { wakeOutbox() }
-            let publishID = "pubid-" + (try identifiers.uuid())
-            var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
-            response.logNote = "\(publishID) queued for \(queued) devices"
-            return response
-        } catch let error as BeamsError {
-            return error.response
-        } catch {
-            return BeamsError.internalError(error)
+    public func checkAddress(_ request: Request) throws {
+        _ = try Self.instance(request.path)
+        guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
+    }
+
+    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
+        switch refusal {
+        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
+        case .forbidden(let reason): return BeamsError.forbidden(reason)
         }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        BeamsError.failure(failure)
+    }
+
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        try checkAddress(request)
+        let appKey = try Self.instance(request.path)
+        guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
+        let publish = try BeamsPublish(BeamsJSONBody(request))
+        // Each app of the instance gets the publish when it carries that platform's half;
+        // one without a half is skipped (Beams publishes to iOS only, or Android only).
+        let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
+        guard !apps.isEmpty else {
+            let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }.joined(separator: " and ")
+            let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }.joined(separator: " or ")
+            throw BeamsError.unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
+        }
+        let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
+        let queued = try store.publishToInterests(
+            appIDs: apps.map(\.id), interests: publish.interests, message: message)
+        if queued > 0 { wakeOutbox() }
+        let publishID = "pubid-" + (try identifiers.uuid())
+        var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
+        response.logNote = "\(publishID) queued for \(queued) devices"
+        return response
     }
 
     /// The app key of `/v1/instances/<app_key>/publishes` (or `…/publishes/interests`, the

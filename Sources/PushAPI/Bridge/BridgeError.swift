@@ -2,7 +2,7 @@ import PushCore
 
 /// Why a bridge request was refused. Every refusal answers the document's error shape,
 /// `{"response": {"error": "…"}}`, with the correlation of a wrapped request when it was read.
-enum BridgeError: Error, Equatable {
+enum BridgeError: DialectError, Equatable {
     case methodNotAllowed(String)
     case unsupportedContentType(String)
     case bodyTooLarge(limit: Int)
@@ -68,9 +68,26 @@ enum BridgeError: Error, Equatable {
         }
     }
 
-    func response(correlation: String? = nil) -> Response {
+    /// Without a correlation: the request was not read far enough to know one.
+    var response: Response { response(correlation: nil) }
+
+    func response(correlation: String?) -> Response {
         var response = BridgeResponse.error(message, correlation: correlation, status: status, headers: headers)
         if case .notConfigured(_, let detail) = self { response.logNote = detail }
         return response
     }
+}
+
+/// A failure on our side while answering a request whose correlation is known: the bridge's
+/// error shape with it, a 500 (or a 503 while the database is away).
+struct CorrelatedFailure: DialectError {
+    let failure: ServiceFailure
+    let correlation: String?
+
+    static func response(_ failure: ServiceFailure, correlation: String?) -> Response {
+        failure.noted(
+            BridgeResponse.error(failure.message, correlation: correlation, status: failure.status, headers: failure.headers))
+    }
+
+    var response: Response { Self.response(failure, correlation: correlation) }
 }

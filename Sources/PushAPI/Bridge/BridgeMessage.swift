@@ -49,9 +49,11 @@ struct BridgeMessage: Equatable {
         }
     }
 
-    struct Refusal: Error, Equatable {
+    struct Refusal: DialectError, Equatable {
         let error: BridgeError
         let correlation: String?
+
+        var response: Response { error.response(correlation: correlation) }
     }
 
     private static func operation(in content: [String: JSONValue]) throws(BridgeError) -> BridgeMessage {

@@ -1,9 +1,10 @@
+import Logging
 import PushCore
 
 /// The Push Notification Bridge's message path (`POST /push/notifications`): a client asks
 /// (`pnsub`) or stops asking (`pnunsub`) for the updates of a topic selector to be pushed to
 /// an `apns://` or `gcm://` destination.
-public struct NotificationBridge: RequestHandler {
+public struct NotificationBridge: DialectHandler {
     public static let path = "/push/notifications"
     /// A message is two short strings and a correlation id; anything near this is not one.
     static let bodyLimit = 16 * 1024
@@ -20,35 +21,28 @@ public struct NotificationBridge: RequestHandler {
 
     /// Over the server's body limit: the same refusal as over this dialect's own.
     public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BridgeError.bodyTooLarge(limit: limit).response()
+        BridgeError.bodyTooLarge(limit: limit).response
     }
 
-    public func handle(_ request: Request) -> Response {
+    public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
-            return BridgeError.notFound(request.path).response()
+            throw BridgeError.notFound(request.path)
         }
-        let message: BridgeMessage
-        do {
-            let object = try BridgeRequestBody.object(of: request, limit: Self.bodyLimit)
-            message = try BridgeMessage.parse(object)
-        } catch let refusal as BridgeMessage.Refusal {
-            return refusal.error.response(correlation: refusal.correlation)
-        } catch let error as BridgeError {
-            return error.response()
-        } catch {
-            return .internalError(error)
-        }
+        let object = try BridgeRequestBody.object(of: request, limit: Self.bodyLimit)
+        let message = try BridgeMessage.parse(object)
+        // From here on every answer carries the message's correlation, failures too.
         do {
             try perform(message)
             return BridgeResponse.content(message.echo, correlation: message.correlation)
         } catch let error as BridgeError {
-            return error.response(correlation: message.correlation)
+            throw BridgeMessage.Refusal(error: error, correlation: message.correlation)
         } catch {
-            var response = BridgeResponse.error(
-                "internal error", correlation: message.correlation, status: 500, headers: [])
-            response.logNote = String(describing: error)
-            return response
+            throw CorrelatedFailure(failure: ServiceFailure(error), correlation: message.correlation)
         }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        CorrelatedFailure.response(failure, correlation: nil)
     }
 
     private func perform(_ message: BridgeMessage) throws {

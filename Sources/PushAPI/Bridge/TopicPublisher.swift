@@ -1,61 +1,58 @@
+import Logging
 import PushCore
 
 /// Publishing to the bridge (`POST /push/topics/<topic path>`): the push goes, once each, to
 /// every destination subscribed with a selector that selects the path. Queued in the durable
-/// outbox in one transaction; the answer says how many pushes were queued.
-public struct TopicPublisher: RequestHandler {
+/// outbox in one transaction; the answer says how many pushes were queued. Served as
+/// `SenderOnly(TopicPublisher(…), senders:)`: only senders may publish.
+public struct TopicPublisher: SendEndpoint {
     public static let prefix = "/push/topics"
     /// Two payloads of at most a few KB each.
     static let bodyLimit = 64 * 1024
 
     private let subscriptions: any BridgeSubscriptionStore
-    private let senders: SenderAuthorization
     /// Called after a publish queued something, to wake the outbox worker.
     private let queued: @Sendable () -> Void
 
     public init(
-        subscriptions: any BridgeSubscriptionStore, senders: SenderAuthorization,
-        queued: @escaping @Sendable () -> Void = {}
+        subscriptions: any BridgeSubscriptionStore, queued: @escaping @Sendable () -> Void = {}
     ) {
         self.subscriptions = subscriptions
-        self.senders = senders
         self.queued = queued
     }
 
     /// Over the server's body limit: the same refusal as over this dialect's own.
     public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BridgeError.bodyTooLarge(limit: limit).response()
+        BridgeError.bodyTooLarge(limit: limit).response
     }
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }
-            switch senders.authorize(request) {
-            case .allowed: break
-            case .unauthorized(let reason): throw BridgeError.unauthorized(reason)
-            case .forbidden(let reason): throw BridgeError.forbidden(reason)
-            case .unavailable(let error): return failure(error)
-            }
-            let topic = try Self.topic(in: request.path)
-            let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
-            let count = try subscriptions.enqueueTopicPush(
-                OutboxMessage(source: "bridge:topic", apns: push.apns, fcm: push.fcm),
-                subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic))
-            if count > 0 { queued() }
-            return BridgeResponse.content(
-                .object(["topic": .string(topic.text), "queued": .number(Double(count))]), correlation: nil,
-                status: 202)
-        } catch let error as BridgeError {
-            return error.response()
-        } catch {
-            return failure(error)
+    /// Only the method: a bad topic path is the sender's business, told after its key.
+    public func checkAddress(_ request: Request) throws {
+        guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }
+    }
+
+    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
+        switch refusal {
+        case .unauthorized(let reason): return BridgeError.unauthorized(reason)
+        case .forbidden(let reason): return BridgeError.forbidden(reason)
         }
     }
 
-    private func failure(_ error: any Error) -> Response {
-        var response = BridgeResponse.error("internal error", correlation: nil, status: 500, headers: [])
-        response.logNote = String(describing: error)
-        return response
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        try checkAddress(request)
+        let topic = try Self.topic(in: request.path)
+        let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
+        let count = try subscriptions.enqueueTopicPush(
+            OutboxMessage(source: "bridge:topic", apns: push.apns, fcm: push.fcm),
+            subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic))
+        if count > 0 { queued() }
+        return BridgeResponse.content(
+            .object(["topic": .string(topic.text), "queued": .number(Double(count))]), correlation: nil,
+            status: 202)
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        CorrelatedFailure.response(failure, correlation: nil)
     }
 
     /// The topic path after the prefix, percent-decoded.

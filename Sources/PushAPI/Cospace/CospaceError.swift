@@ -2,7 +2,7 @@ import PushCore
 
 /// Every refusal of cospace `/api/push` and `/api/push/events`, rendered in one place in the
 /// document's shape `{"status": "…"}` (plus `field` where one field is at fault).
-enum CospaceError: Error, Equatable {
+enum CospaceError: DialectError, Equatable {
     /// 400 with one of the document's status values (`unknown-appid`, `invalid-appid`, …) or
     /// one in their style (`invalid-system`, `invalid-json`, …).
     case invalid(String)
@@ -42,6 +42,12 @@ enum CospaceError: Error, Equatable {
             response.logNote = detail
             return response
         }
+    }
+
+    /// A failure on our side: `internal-error`, or `service-unavailable` while the database is away.
+    static func failure(_ failure: ServiceFailure) -> Response {
+        let status = failure.kind == .unavailable ? "service-unavailable" : "internal-error"
+        return failure.noted(body(failure.status, ["status": status], headers: failure.headers))
     }
 
     private static func body(_ status: Int, _ fields: [String: String], headers: [(name: String, value: String)] = [])

@@ -1,8 +1,9 @@
+import Logging
 import PushCore
 
 /// cospace `GET /api/push` and `POST /api/push`: an authenticated user lists, adds and
 /// deletes its own APNs device tokens and GCM (FCM) registration ids.
-public struct PushRegistrations: RequestHandler {
+public struct PushRegistrations: DialectHandler {
     public static let path = "/api/push"
     /// A real body is under 500 bytes; this leaves room for whitespace and nothing more.
     static let bodyLimit = 16 * 1024
@@ -28,25 +29,23 @@ public struct PushRegistrations: RequestHandler {
         CospaceError.bodyTooLarge(limit: limit).response
     }
 
-    public func handle(_ request: Request) -> Response {
-        do {
-            guard request.path == Self.path || request.path == Self.path + "/" else {
-                throw CospaceError.notFound(status: "not-found")
-            }
-            guard request.method == "GET" || request.method == "POST" else {
-                throw CospaceError.methodNotAllowed(allow: "GET, POST")
-            }
-            let user = try authenticator.authenticate(request)
-            if request.method == "POST" {
-                try apply(PushChange(CospaceJSON.object(request, limit: Self.bodyLimit)), for: user)
-                return .json(200, Array("{}".utf8))
-            }
-            return .json(200, try listing(for: user).encoded())
-        } catch let error as CospaceError {
-            return error.response
-        } catch {
-            return .internalError(error)
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        guard request.path == Self.path || request.path == Self.path + "/" else {
+            throw CospaceError.notFound(status: "not-found")
         }
+        guard request.method == "GET" || request.method == "POST" else {
+            throw CospaceError.methodNotAllowed(allow: "GET, POST")
+        }
+        let user = try authenticator.authenticate(request)
+        if request.method == "POST" {
+            try apply(PushChange(CospaceJSON.object(request, limit: Self.bodyLimit)), for: user)
+            return .json(200, Array("{}".utf8))
+        }
+        return .json(200, try listing(for: user).encoded())
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        CospaceError.failure(failure)
     }
 
     private func apply(_ change: PushChange, for user: CospaceUser) throws {

@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// Sends a request's checked pushes as one concurrent batch and answers each in order: the
@@ -15,7 +16,8 @@ struct Pnm2Dispatch: Sendable {
     static let longestRetryPause = 1.0
     static let defaultRetryPause = 0.2
 
-    func send(_ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply) throws -> [Pnm2Reply] {
+    /// `logger`: the request's; its retries and the upstream's refusals are logged there.
+    func send(_ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply, logger: Logger) throws -> [Pnm2Reply] {
         var replies = entries.map { entry -> Pnm2Reply? in
             if case .failure(let reply) = entry { return reply }
             return nil
@@ -42,28 +44,48 @@ struct Pnm2Dispatch: Sendable {
                 replies[item.index] = reply
             }
         }
-        for (index, reply) in deliver(batch.map(\.notification), deadToken: deadToken).enumerated() {
+        for (index, reply) in deliver(batch.map(\.notification), deadToken: deadToken, logger: logger).enumerated() {
             replies[batch[index].index] = reply
         }
         return replies.map { $0 ?? .serviceError("no answer") }
     }
 
     /// One batch, then one bounded retry of what the upstream asked to retry later.
-    private func deliver(_ notifications: [Notification], deadToken: Pnm2Reply) -> [Pnm2Reply] {
+    private func deliver(_ notifications: [Notification], deadToken: Pnm2Reply, logger: Logger) -> [Pnm2Reply] {
         guard !notifications.isEmpty else { return [] }
-        var results = deliverer.deliver(notifications)
+        var results = deliverer.deliver(notifications, logger: logger)
         let retried = results.indices.filter { if case .retryLater = results[$0] { return true } else { return false } }
         if !retried.isEmpty {
             let wait = retried.map { index -> Double in
                 guard case .retryLater(_, let after?) = results[index] else { return Self.defaultRetryPause }
                 return Double(after)
             }.max() ?? Self.defaultRetryPause
-            pause(min(max(wait, 0), Self.longestRetryPause))
-            for (index, result) in zip(retried, deliverer.deliver(retried.map { notifications[$0] })) {
+            let pauseSeconds = min(max(wait, 0), Self.longestRetryPause)
+            logger.info(
+                "retrying \(retried.count) of \(notifications.count) pushes in \(pauseSeconds) s: \(Self.reasons(retried.map { results[$0] }))")
+            pause(pauseSeconds)
+            for (index, result) in zip(retried, deliverer.deliver(retried.map { notifications[$0] }, logger: logger)) {
                 results[index] = result
             }
         }
+        for (notification, result) in zip(notifications, results) {
+            switch result {
+            case .rejected(let status, let reason):
+                logger.info("push to \(notification.appID) (\(notification.token)) refused by the upstream: \(status) \(reason)")
+            case .retryLater(let reason, _):
+                logger.info("push to \(notification.appID) (\(notification.token)) not sent after its retry: \(reason)")
+            case .delivered, .deadToken:
+                break
+            }
+        }
         return results.map { reply(for: $0, deadToken: deadToken) }
+    }
+
+    /// The distinct reasons of the results to retry, for one log line.
+    private static func reasons(_ results: [DeliveryResult]) -> String {
+        var seen: [String] = []
+        for case .retryLater(let reason, _) in results where !seen.contains(reason) { seen.append(reason) }
+        return seen.joined(separator: "; ")
     }
 
     private func reply(for result: DeliveryResult, deadToken: Pnm2Reply) -> Pnm2Reply {

@@ -1,3 +1,4 @@
+import Logging
 import Foundation
 import PushCore
 
@@ -5,22 +6,21 @@ import PushCore
 /// `/pnm2/multisend` (or form fields to the old `/pnm2`), pushgate sends them while the
 /// caller waits and answers each with the document's `{"code", "response"}`. The sends run in
 /// the upstream lane, so callers waiting on a slow APNs/FCM never hold the responder threads.
-public struct Pnm2Gateway: LaneAssigning {
+/// Serve it as `SenderOnly(Pnm2Gateway(…), senders:)`: only senders may push.
+public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
     public static let prefix = "/pnm2"
     /// A multisend longer than this is refused whole: one request must not hold a responder
     /// thread (and the caller) for minutes.
     public static let maximumPushesPerRequest = 5000
 
-    private let senders: SenderAuthorization
     private let dispatch: Pnm2Dispatch
 
     /// - Parameter deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a
     ///   dead token prunes its stored device.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        senders: SenderAuthorization, pause: @escaping @Sendable (Double) -> Void = Pnm2Gateway.sleep
+        pause: @escaping @Sendable (Double) -> Void = Pnm2Gateway.sleep
     ) {
-        self.senders = senders
         dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause)
     }
 
@@ -34,45 +34,58 @@ public struct Pnm2Gateway: LaneAssigning {
         Self.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
     }
 
-    public func handle(_ request: Request) -> Response {
+    /// The address, then the method: the document answers a wrong method with 400 Bad
+    /// Request; Allow still says what works.
+    public func checkAddress(_ request: Request) throws {
+        _ = try endpoint(of: request)
+    }
+
+    private func endpoint(of request: Request) throws -> Pnm2Endpoint {
         guard let endpoint = Pnm2Endpoint(path: request.path) else {
-            return Self.refusal(404, "no pnm2 endpoint at \(request.path): use /pnm2/send or /pnm2/multisend")
+            throw Pnm2Refusal(404, "no pnm2 endpoint at \(request.path): use /pnm2/send or /pnm2/multisend")
         }
-        // The method first: a wrong one is wrong whoever asks, and a client that sent no
-        // credentials (a CORS preflight's OPTIONS, say) learns what to fix, not a 401.
-        // The document answers a wrong method with 400 Bad Request; Allow still says what works.
-        guard request.method == "POST" else {
-            return Self.refusal(400, "use POST", headers: [("Allow", "POST")])
-        }
-        switch senders.authorize(request) {
-        case .allowed: break
+        guard request.method == "POST" else { throw Pnm2Refusal(400, "use POST", headers: [("Allow", "POST")]) }
+        return endpoint
+    }
+
+    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
+        switch refusal {
         case .unauthorized(let reason):
-            return Self.refusal(401, reason, headers: [("WWW-Authenticate", SenderAuthorization.challenge)])
+            return Pnm2Refusal(401, reason, headers: [("WWW-Authenticate", SenderAuthorization.challenge)])
         case .forbidden(let reason):
-            return Self.refusal(403, reason)
-        case .unavailable(let error):
-            return Self.internalError(error)
+            return Pnm2Refusal(403, reason)
         }
+    }
+
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        let endpoint = try endpoint(of: request)
         do {
-            switch endpoint {
-            case .send:
-                let entry = try Pnm2Body.single(request)
-                let reply = try dispatch.send([entry], deadToken: endpoint.deadToken)[0]
-                return .json(200, Array(reply.json.utf8))
-            case .multisend:
-                let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
-                let replies = try dispatch.send(entries, deadToken: endpoint.deadToken)
-                return .json(200, Array(Pnm2Reply.list(replies).utf8))
-            case .form:
-                let push = try Pnm2Body.form(request)
-                let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken)[0]
-                return .json(reply.code, Array(reply.json.utf8))
-            }
+            return try send(request, to: endpoint, logger: logger)
         } catch let refusal as Pnm2Reply {
-            return .json(refusal.code, Array(refusal.json.utf8))
-        } catch {
-            return Self.internalError(error)
+            // A request refused whole: the reply's code is the HTTP status.
+            throw Pnm2Refusal(refusal)
         }
+    }
+
+    private func send(_ request: Request, to endpoint: Pnm2Endpoint, logger: Logger) throws -> Response {
+        switch endpoint {
+        case .send:
+            let entry = try Pnm2Body.single(request)
+            let reply = try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger)[0]
+            return .json(200, Array(reply.json.utf8))
+        case .multisend:
+            let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
+            let replies = try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger)
+            return .json(200, Array(Pnm2Reply.list(replies).utf8))
+        case .form:
+            let push = try Pnm2Body.form(request)
+            let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger)[0]
+            return .json(reply.code, Array(reply.json.utf8))
+        }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        failure.noted(Self.refusal(failure.status, failure.message, headers: failure.headers))
     }
 
     /// What reaches APNs/FCM, a POST to one of the three addresses, waits in the upstream lane;
@@ -92,11 +105,5 @@ public struct Pnm2Gateway: LaneAssigning {
 
     static func refusal(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> Response {
         .json(status, Array(Pnm2Reply(code: status, response: message).json.utf8), headers: headers)
-    }
-
-    private static func internalError(_ error: any Error) -> Response {
-        var response = refusal(500, "internal error")
-        response.logNote = String(describing: error)
-        return response
     }
 }

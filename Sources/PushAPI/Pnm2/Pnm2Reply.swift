@@ -1,5 +1,8 @@
+import PushCore
+
 /// One push's answer, `{"code": …, "response": "…"}` as the document's examples show it, plus
-/// `status` with the same value, as its attribute list names the field.
+/// `status` with the same value, as its attribute list names the field. Thrown, it refuses the
+/// whole request, with its code as the HTTP status (see `Pnm2Refusal`).
 struct Pnm2Reply: Error, Sendable, Equatable {
     var code: Int
     var response: String
@@ -41,5 +44,25 @@ struct Pnm2Reply: Error, Sendable, Equatable {
             }
         }
         return output + "\""
+    }
+}
+
+/// A whole request refused in pnm2's shape with headers of its own (`Allow`, `WWW-Authenticate`,
+/// `Retry-After`).
+struct Pnm2Refusal: DialectError {
+    var reply: Pnm2Reply
+    var headers: [(name: String, value: String)]
+
+    init(_ code: Int, _ message: String, headers: [(name: String, value: String)] = []) {
+        self.init(Pnm2Reply(code: code, response: message), headers: headers)
+    }
+
+    init(_ reply: Pnm2Reply, headers: [(name: String, value: String)] = []) {
+        self.reply = reply
+        self.headers = headers
+    }
+
+    var response: Response {
+        .json(reply.code, Array(reply.json.utf8), headers: headers)
     }
 }

@@ -24,8 +24,13 @@ public struct PruningDeliverer: Deliverer {
     }
 
     public func deliver(_ batch: [Notification]) -> [DeliveryResult] {
+        deliver(batch, logger: logger)
+    }
+
+    /// `logger`: the request's, so that its prunes carry its id.
+    public func deliver(_ batch: [Notification], logger: Logger) -> [DeliveryResult] {
         let results = inner.deliver(batch)
-        record(batch, results)
+        record(batch, results, logger: logger)
         for (notification, result) in zip(batch, results) {
             guard case .deadToken(let reason, let since) = result, let deviceID = notification.deviceID else { continue }
             do {
@@ -41,7 +46,7 @@ public struct PruningDeliverer: Deliverer {
     }
 
     /// One transaction for the whole batch; a pruned device is skipped by the store.
-    private func record(_ batch: [Notification], _ results: [DeliveryResult]) {
+    private func record(_ batch: [Notification], _ results: [DeliveryResult], logger: Logger) {
         guard let records else { return }
         let outcomes = zip(batch, results).compactMap { notification, result in
             notification.deviceID.map { (deviceID: $0, summary: result.summary) }

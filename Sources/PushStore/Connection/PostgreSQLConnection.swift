@@ -33,6 +33,10 @@ public final class PostgreSQLConnection {
             ("keepalives_idle", "30"),
             ("keepalives_interval", "10"),
             ("keepalives_count", "3"),
+            // A statement sent to a server that vanished mid-call (a host gone, a cut network:
+            // nothing answers, not even a reset) fails once it goes unacknowledged this long,
+            // instead of holding the request until the keepalives notice (TCP only).
+            ("tcp_user_timeout", String(configuration.connectTimeoutSeconds * 1000)),
             ("application_name", "pushgate"),
             ("dbname", configuration.url),
             ("client_encoding", "UTF8"),
@@ -112,6 +116,21 @@ public final class PostgreSQLConnection {
 
     /// False once the connection broke; the pool then drops it.
     var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Whether an idle connection still reaches its server, found without a round trip: when
+    /// the server sent something meanwhile (its "terminating connection" before closing, at a
+    /// shutdown or restart), libpq reads it and the end of the stream behind it, and marks
+    /// the connection bad. A connection with nothing to read costs one `poll`.
+    func isStillConnected() -> Bool {
+        guard PQstatus(handle) == CONNECTION_OK else { return false }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return true }
+        // Twice: the first read may stop after the server's message, the second finds the end.
+        for _ in 0..<2 where PQconsumeInput(handle) == 0 {
+            return false
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
 
     /// True between BEGIN and COMMIT/ROLLBACK, including a transaction a failure aborted.
     public var isInTransaction: Bool {

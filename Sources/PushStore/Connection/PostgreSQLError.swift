@@ -48,6 +48,15 @@ public struct PostgreSQLError: Error, Sendable, Equatable, CustomStringConvertib
     /// two deadlocked (40P01): running the whole transaction again is the documented answer.
     public var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// The database could not be reached or would not serve the call, which may work later:
+    /// a connection failure (class 08), the server shutting down (57P01 admin_shutdown,
+    /// 57P02 crash_shutdown) or not accepting connections yet (57P03 cannot_connect_now), or
+    /// a statement that ran past `statement_timeout` (57014: a lock held too long, an
+    /// overloaded server).
+    public var isUnavailability: Bool {
+        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "57014"].contains(sqlState)
+    }
+
     /// A UNIQUE, CHECK, NOT NULL, exclusion or foreign key constraint refused the write.
     public var isConstraintViolation: Bool { sqlState.hasPrefix("23") }
 

@@ -12,10 +12,13 @@ public final class PostgreSQLStore: Sendable {
 
     /// Connects lazily: the first call opens the first connection. It does not migrate:
     /// call `migrate()` once at start-up.
+    /// - Parameter availabilityChanged: told, once per episode, when the database stops
+    ///   answering (every call then throws `StoreUnavailable`) and when it answers again.
     public init(
-        configuration: PostgreSQLConfiguration, clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
+        configuration: PostgreSQLConfiguration, clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime,
+        availabilityChanged: @escaping @Sendable (StoreAvailabilityChange) -> Void = { _ in }
     ) {
-        pool = PostgreSQLPool(configuration: configuration)
+        pool = PostgreSQLPool(configuration: configuration, availabilityChanged: availabilityChanged)
         self.clock = clock
     }
 

@@ -76,7 +76,18 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body(database)
+        return try Self.busyIsUnavailable { try body(database) }
+    }
+
+    /// Another process (a `pushgate` command, a backup) held the write lock past the busy
+    /// timeout: the call did nothing and may work in a moment, which callers answer as they
+    /// answer a database that went away (503 with `Retry-After`).
+    static func busyIsUnavailable<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.isBusy {
+            throw StoreUnavailable(reason: error.description)
+        }
     }
 
     /// One write transaction: on the shared writer's connection when the store has one
@@ -85,7 +96,7 @@ public final class SQLiteStore: TokenStore, @unchecked Sendable {
     /// committed. `body` may run twice (see `GroupCommitWriter.write`) and must not call
     /// `write` again: that would wait for itself.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        if let writer { return try writer.write(body) }
+        if let writer { return try Self.busyIsUnavailable { try writer.write(body) } }
         return try withDatabase { database in try database.writeTransaction { try body(database) } }
     }
 

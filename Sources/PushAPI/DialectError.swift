@@ -1,0 +1,77 @@
+import Logging
+import PushCore
+
+/// A refusal that a dialect renders in its own error shape (its status, its JSON or text, its
+/// headers). Handlers throw it; `Router.answer` turns it into the response, in one place.
+public protocol DialectError: Error {
+    var response: Response { get }
+}
+
+/// A failure on pushgate's side rather than the caller's: a fault of ours (500, the detail in
+/// the log only) or a store that cannot be reached for now (503 with `Retry-After`: the same
+/// request may work in a moment). Every dialect words both in its own shape.
+public struct ServiceFailure: Sendable {
+    public enum Kind: Sendable {
+        case internalError
+        case unavailable
+    }
+
+    public let kind: Kind
+    /// The underlying error, for the operator's log line only.
+    public let detail: String
+
+    /// Classifies an error that no dialect rendered itself.
+    public init(_ error: any Error) {
+        kind = error is StoreUnavailable ? .unavailable : .internalError
+        detail = String(describing: error)
+    }
+
+    public var status: Int {
+        switch kind {
+        case .internalError: return 500
+        case .unavailable: return 503
+        }
+    }
+
+    /// What the caller may be told: never the detail.
+    public var message: String {
+        switch kind {
+        case .internalError: return "internal error"
+        case .unavailable: return "the database is unavailable, try again later"
+        }
+    }
+
+    /// `Retry-After` on a 503, so that callers that read it wait before trying again.
+    public var headers: [(name: String, value: String)] {
+        switch kind {
+        case .internalError: return []
+        case .unavailable: return [("Retry-After", String(StoreUnavailable.retryAfterSeconds))]
+        }
+    }
+
+    /// `response` with the detail attached for the log line.
+    func noted(_ response: Response) -> Response {
+        var response = response
+        response.logNote = detail
+        return response
+    }
+}
+
+/// A dialect's endpoint: answers a request or throws. What it throws becomes its response in
+/// one place (`Router.answer`): a `DialectError` as it renders itself, anything else as the
+/// `ServiceFailure` it is, in the dialect's shape.
+public protocol DialectHandler: RequestHandler {
+    /// `logger` is the request's: every line the request causes carries its id.
+    func respond(to request: Request, logger: Logger) throws -> Response
+
+    /// The dialect's shape of a failure on our side (500, or 503 while the store is away).
+    func failureResponse(_ failure: ServiceFailure) -> Response
+}
+
+extension DialectHandler {
+    /// For callers that hold the handler itself (tests, a wrapper): the router's answer,
+    /// logging nowhere.
+    public func handle(_ request: Request) -> Response {
+        Router.answer(request, with: self, logger: Router.silent)
+    }
+}

@@ -1,0 +1,65 @@
+import Logging
+import PushCore
+
+/// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
+/// tells `SenderOnly`: what it checks before asking for a key, and its 401 and 403.
+public protocol SendEndpoint: DialectHandler {
+    /// Refusals that come before the sender's key: a wrong path or method is wrong whoever
+    /// asks, and a client without credentials (a CORS preflight's OPTIONS) learns what to
+    /// fix, not a 401.
+    func checkAddress(_ request: Request) throws
+
+    /// The dialect's refusal of a caller `SenderAuthorization` did not allow.
+    func refusal(_ refusal: SenderRefusal) -> any DialectError
+}
+
+/// Why a caller may not send: `SenderAuthorization`'s 401 and 403, with reasons safe to show.
+public enum SenderRefusal: Sendable, Equatable {
+    /// No key, or not a valid one.
+    case unauthorized(reason: String)
+    /// No keys exist and the caller is not on this machine.
+    case forbidden(reason: String)
+}
+
+/// A send-side endpoint answered only for callers with send rights (see
+/// `SenderAuthorization`): the one place the sender check runs, so that no send-side handler
+/// can forget it. Everyone else gets the endpoint's own 401/403; a key store that cannot be
+/// read is the endpoint's failure (500, or 503 while the database is away).
+public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
+    public let endpoint: Endpoint
+    private let senders: SenderAuthorization
+
+    public init(_ endpoint: Endpoint, senders: SenderAuthorization) {
+        self.endpoint = endpoint
+        self.senders = senders
+    }
+
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        try endpoint.checkAddress(request)
+        switch senders.authorize(request) {
+        case .allowed: return try endpoint.respond(to: request, logger: logger)
+        case .unauthorized(let reason): throw endpoint.refusal(.unauthorized(reason: reason))
+        case .forbidden(let reason): throw endpoint.refusal(.forbidden(reason: reason))
+        case .unavailable(let error): throw error
+        }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        endpoint.failureResponse(failure)
+    }
+
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        endpoint.bodyTooLarge(request, bytes: bytes, limit: limit)
+    }
+}
+
+/// pnm2's sends wait in the upstream lane, sender check included.
+extension SenderOnly: LaneAssigning where Endpoint: LaneAssigning {
+    public func lane(for request: Request) -> RequestLane? {
+        endpoint.lane(for: request)
+    }
+
+    public func busyResponse(for request: Request) -> Response {
+        endpoint.busyResponse(for: request)
+    }
+}
