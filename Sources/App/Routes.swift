@@ -19,6 +19,10 @@ struct RouteServices: Sendable {
     let cospacePasswords = VerifiedPasswordCache()
     /// SQLite's group-commit writer, whose stalls `/readyz` reports; nil on PostgreSQL.
     var writer: GroupCommitWriter? = nil
+    /// The process's metrics, which `/metrics` shows and pnm2's pushes count into.
+    var metrics = OperatorMetrics()
+    /// The store's gauges for `/metrics`, shared so that they are read once a second at most.
+    var storeGauges: StoreGauges? = nil
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -37,15 +41,23 @@ enum Routes {
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
+        let counted = CountingDeliverer(
+            services.deliverer, dialect: "pnm2", catalog: store, metrics: services.metrics.delivery)
         let pnm2 = Pnm2Gateway(
             apps: store, directory: store,
-            deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger),
+            deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let readiness = Readiness(store: store, writer: services.writer)
+        let operatorAccess = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
+        let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
+            .init(
+                prefix: "/metrics",
+                handler: OperatorOnly(
+                    access: operatorAccess, page: MetricsPage(metrics: services.metrics, gauges: gauges, store: store))),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),

@@ -78,18 +78,23 @@ struct ServeCommand: ParsableCommand {
             checkpointer?.start()
             openStore = { try openSQLiteStore() }
         }
+        // The process's one metrics registry (GET /metrics), passed to what counts.
+        let metrics = OperatorMetrics()
+        metrics.bootstrap()
+        metrics.recordStart()
         let deliveryStore = try openStore()
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(
             configuration: configuration, catalog: deliveryStore, events: events,
-            providerTokenArchive: try openStore(), logger: logger)
+            providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
         // On PostgreSQL several nodes may deliver from one outbox: a starting worker must not
         // take back claims that may be another live node's; a dead node's rows come back when
         // their lease runs out.
         let outbox = OutboxWorker(
-            store: deliveryStore, deliverer: delivery.router,
+            store: CountingOutboxStore(deliveryStore, catalog: deliveryStore, metrics: metrics.delivery),
+            deliverer: delivery.router,
             configuration: OutboxWorkerConfiguration(releaseClaimsOnStart: runtime.postgreSQLStore == nil),
             logger: logger)
         outbox.start()
@@ -101,10 +106,10 @@ struct ServeCommand: ParsableCommand {
         }
         let services = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
-            writer: sqliteWriter)
+            writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger))
         try server.run(
             makeHandler: { _ in
-                Routes.router(store: try openStore(), services: services)
+                RequestMetrics(router: Routes.router(store: try openStore(), services: services), factory: metrics.factory)
             },
             logger: logger)
         logger.info("stopped")

@@ -1,0 +1,20 @@
+import PushCore
+
+/// `GET /metrics`: every metric of this process (a node of several exposes its own) in
+/// Prometheus' text format, the store's gauges read first (see `StoreGauges`). Behind
+/// `OperatorOnly`.
+struct MetricsPage: RequestHandler {
+    let metrics: OperatorMetrics
+    let gauges: StoreGauges
+    let store: any OperationsStatusStore
+
+    func handle(_ request: Request) -> Response {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
+        }
+        gauges.refresh(from: store)
+        return Response(
+            status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+            body: request.method == "HEAD" ? [] : metrics.exposition())
+    }
+}
