@@ -25,4 +25,42 @@ public struct OutboxSummary: Sendable, Equatable {
 public protocol OperationsStatusStore: Sendable {
     /// The outbox by state, as of `now` (unix ms): one query.
     func outboxSummary(now: Int64) throws -> OutboxSummary
+    /// Stored devices per app and platform, in app order.
+    func deviceCounts() throws -> [DeviceCount]
+    /// The outbox's logged outcomes (`DeliveryLogEntry.Kind` raw values) since `since` (unix ms).
+    func deliveryLogCounts(since: Int64) throws -> [String: Int]
+    /// Stored devices whose last delivery was at or after `since` (unix s), by that outcome's
+    /// text (`delivered`, `dead token: …`, `rejected (400): …`): pnm2's pushes and the outbox's.
+    func lastOutcomeCounts(since: Int64) throws -> [String: Int]
+    /// Per app, the newest delivery that did not end in `delivered`, among the `limit` newest.
+    func lastProblems(limit: Int) throws -> [AppProblem]
+}
+
+/// How many stored devices an app has on one platform (nil: the app is not registered yet).
+public struct DeviceCount: Sendable, Equatable {
+    public var appID: String
+    public var platform: Platform?
+    public var count: Int
+
+    public init(appID: String, platform: Platform?, count: Int) {
+        self.appID = appID
+        self.platform = platform
+        self.count = count
+    }
+}
+
+/// The newest delivery to one of an app's devices that did not end in `delivered`: what the
+/// upstream last said went wrong for that app.
+public struct AppProblem: Sendable, Equatable {
+    public var appID: String
+    /// The device's last outcome as recorded (`rejected (400): BadTopic`, `not delivered, …`).
+    public var outcome: String
+    /// Unix seconds.
+    public var at: Int64
+
+    public init(appID: String, outcome: String, at: Int64) {
+        self.appID = appID
+        self.outcome = outcome
+        self.at = at
+    }
 }

@@ -7,6 +7,7 @@ import XCTest
 /// Every store protocol, as the tests drive a store of either engine.
 typealias StoreUnderTest = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
     & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore
+    & OperationsStatusStore
 
 /// Base of the store tests: a fresh database per test, and the repository's real migrations.
 ///
