@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PushAPI
 import PushCore
@@ -23,6 +24,8 @@ struct RouteServices: Sendable {
     var metrics = OperatorMetrics()
     /// The store's gauges for `/metrics`, shared so that they are read once a second at most.
     var storeGauges: StoreGauges? = nil
+    /// When this process started (`/status` shows its uptime).
+    var startedAt = Date()
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -58,6 +61,9 @@ enum Routes {
                 prefix: "/metrics",
                 handler: OperatorOnly(
                     access: operatorAccess, page: MetricsPage(metrics: services.metrics, gauges: gauges, store: store))),
+            .init(
+                prefix: "/status",
+                handler: OperatorOnly(access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),

@@ -109,11 +109,11 @@ struct Runtime {
     }
 
     /// The connection every write of this process goes through, configured as `openStore`'s.
-    func openWriter(autoCheckpoint: Bool = true) throws -> GroupCommitWriter {
+    func openWriter(autoCheckpoint: Bool = true, metrics: GroupCommitMetrics = .off) throws -> GroupCommitWriter {
         try requireDatabase()
         return try GroupCommitWriter(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-            synchronous: synchronous, autoCheckpoint: autoCheckpoint)
+            synchronous: synchronous, autoCheckpoint: autoCheckpoint, metrics: metrics)
     }
 
     private var synchronous: Database.Synchronous {

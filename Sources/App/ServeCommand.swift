@@ -59,6 +59,10 @@ struct ServeCommand: ParsableCommand {
         // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
+        // The process's one metrics registry (GET /metrics), passed to what counts.
+        let metrics = OperatorMetrics()
+        metrics.bootstrap()
+        metrics.recordStart()
         let openStore: () throws -> any Store
         let checkpointer: WALCheckpointer?
         var sqliteWriter: GroupCommitWriter?
@@ -69,7 +73,8 @@ struct ServeCommand: ParsableCommand {
             checkpointer = nil
         } else {
             // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
-            let writer = try runtime.openWriter(autoCheckpoint: false)
+            let writer = try runtime.openWriter(
+                autoCheckpoint: false, metrics: GroupCommitMetrics(factory: metrics.factory))
             sqliteWriter = writer
             let openSQLiteStore = { try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false) }
             checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
@@ -78,10 +83,6 @@ struct ServeCommand: ParsableCommand {
             checkpointer?.start()
             openStore = { try openSQLiteStore() }
         }
-        // The process's one metrics registry (GET /metrics), passed to what counts.
-        let metrics = OperatorMetrics()
-        metrics.bootstrap()
-        metrics.recordStart()
         let deliveryStore = try openStore()
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(

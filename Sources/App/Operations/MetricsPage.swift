@@ -6,7 +6,7 @@ import PushCore
 struct MetricsPage: RequestHandler {
     let metrics: OperatorMetrics
     let gauges: StoreGauges
-    let store: any OperationsStatusStore
+    let store: any Store
 
     func handle(_ request: Request) -> Response {
         guard request.method == "GET" || request.method == "HEAD" else {

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Prometheus
 import PushDelivery
+import PushStore
 
 /// The process's metrics (`GET /metrics`): one Prometheus registry, and the swift-metrics
 /// factory over it that every layer counts through. `serve` makes one and bootstraps the
@@ -18,6 +19,13 @@ struct OperatorMetrics: Sendable {
             .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
             .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
             .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        // Batches of one write (a lone writer) to the writer's most (256).
+        factory.valueHistogramBuckets[GroupCommitMetrics.batchSizeLabel] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        factory.durationHistogramBuckets[GroupCommitMetrics.waitLabel] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
         self.factory = factory
     }

@@ -4,8 +4,9 @@ import Logging
 import PushCore
 
 /// The gauges read from the store when Prometheus scrapes (the outbox by state, the age of
-/// the most overdue push, dead letters): one aggregate query, kept for a second, so that
-/// several scrapers (or a reload storm) cost the database one query a second at most.
+/// the most overdue push, dead letters; each APNs app's provider-token age and certificate
+/// end): an aggregate query and the app catalog, kept for a second, so that several
+/// scrapers (or a reload storm) cost the database that much once a second at most.
 /// Shared by every responder thread; each passes its own store.
 final class StoreGauges: @unchecked Sendable {
     // @unchecked: `refreshedAt` is only touched under `lock`; the rest is immutable.
@@ -21,7 +22,7 @@ final class StoreGauges: @unchecked Sendable {
     }
 
     /// Reads the store unless a read less than a second ago stands.
-    func refresh(from store: any OperationsStatusStore) {
+    func refresh(from store: any Store) {
         lock.lock()
         defer { lock.unlock() }
         let now = DispatchTime.now().uptimeNanoseconds
@@ -36,6 +37,17 @@ final class StoreGauges: @unchecked Sendable {
             gauge("pushgate_outbox_dead_letters").record(outbox.dead)
             let overdue = outbox.oldestDueAt.map { max(0, Double(wallMilliseconds - $0) / 1000) } ?? 0
             gauge("pushgate_outbox_oldest_due_seconds").record(overdue)
+            let wallSeconds = wallMilliseconds / 1000
+            for state in try AppCredentialState.all(catalog: store, archive: store) {
+                let app = [("app", state.app.id.rawValue)]
+                if let issuedAt = state.providerTokenIssuedAt {
+                    gauge("pushgate_apns_provider_token_age_seconds", app).record(max(0, wallSeconds - issuedAt))
+                }
+                if let end = state.certificateNotAfter {
+                    gauge("pushgate_apns_certificate_expiry_timestamp_seconds", app).record(end.timeIntervalSince1970)
+                }
+                gauge("pushgate_app_credentials_loaded", app).record(state.problem == nil ? 1 : 0)
+            }
             refreshedAt = now
         } catch {
             // The last values stay; the error count tells the scrape they are stale.
