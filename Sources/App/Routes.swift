@@ -26,6 +26,8 @@ struct RouteServices: Sendable {
     var storeGauges: StoreGauges? = nil
     /// When this process started (`/status` shows its uptime).
     var startedAt = Date()
+    /// The FastCGI connections this process holds open now, for `/metrics`.
+    var openConnections: @Sendable () -> Int? = { nil }
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -60,7 +62,9 @@ enum Routes {
             .init(
                 prefix: "/metrics",
                 handler: OperatorOnly(
-                    access: operatorAccess, page: MetricsPage(metrics: services.metrics, gauges: gauges, store: store))),
+                    access: operatorAccess, page: MetricsPage(
+                        metrics: services.metrics, gauges: gauges, store: store,
+                        openConnections: services.openConnections))),
             .init(
                 prefix: "/status",
                 handler: OperatorOnly(access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),

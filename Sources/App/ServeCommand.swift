@@ -107,7 +107,8 @@ struct ServeCommand: ParsableCommand {
         }
         let services = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
-            writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger))
+            writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
+            openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
             makeHandler: { _ in
                 RequestMetrics(router: Routes.router(store: try openStore(), services: services), factory: metrics.factory)

@@ -86,6 +86,15 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(scraped.value("pushgate_requests_total", ["endpoint": "/token", "status": "200"]), 1)
         XCTAssertEqual(scraped.value("pushgate_request_duration_seconds_count", ["endpoint": "/pnm2"]), 1)
         XCTAssertNotNil(scraped.value("pushgate_start_time_seconds"))
+        // While the scrape is answered: its own thread busy, its own connection open.
+        XCTAssertEqual(scraped.value("pushgate_busy_threads", ["lane": "responder"]), 1)
+        XCTAssertEqual(scraped.value("pushgate_busy_threads", ["lane": "upstream"]), 0, "the multisend's lane is done")
+        XCTAssertGreaterThanOrEqual(scraped.value("pushgate_fastcgi_connections") ?? 0, 1)
+        if ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] == nil {
+            // SQLite: the writes went through the group-commit writer.
+            XCTAssertGreaterThan(scraped.value("pushgate_writer_batch_size_sum") ?? 0, 0)
+            XCTAssertGreaterThan(scraped.value("pushgate_writer_wait_seconds_count") ?? 0, 0)
+        }
         XCTAssertEqual(scraped.value("pushgate_outbox_rows", ["state": "dead"]), 0)
         XCTAssertEqual(scraped.value("pushgate_outbox_dead_letters"), 0)
 

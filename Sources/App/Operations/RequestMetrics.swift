@@ -4,8 +4,9 @@ import PushAPI
 import PushCore
 
 /// Counts and times every request by the route it went to (`pushgate_requests_total
-/// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`): the router of a
-/// responder thread, measured. The endpoint is the route's prefix, never the raw path.
+/// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), and the threads busy
+/// answering (`pushgate_busy_threads{lane}`): the router of a responder thread, measured.
+/// The endpoint is the route's prefix, never the raw path.
 struct RequestMetrics: LaneAssigning {
     static let durationLabel = "pushgate_request_duration_seconds"
 
@@ -18,9 +19,15 @@ struct RequestMetrics: LaneAssigning {
     }
 
     func handle(_ request: Request) -> Response {
+        // The threads answering right now: the responder threads', and each lane's own.
+        let busy = Meter(
+            label: "pushgate_busy_threads", dimensions: [("lane", router.lane(for: request)?.name ?? "responder")],
+            factory: factory)
+        busy.increment()
         let start = DispatchTime.now().uptimeNanoseconds
         let response = router.handle(request)
         record(request, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+        busy.decrement()
         return response
     }
 
