@@ -110,8 +110,12 @@ struct ServeCommand: ParsableCommand {
             writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
             openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
-            makeHandler: { _ in
-                RequestMetrics(router: Routes.router(store: try openStore(), services: services), factory: metrics.factory)
+            makeHandler: { index in
+                // The responder threads' handlers first, then each lane's (FastCGIServer.start).
+                let thread = index < configuration.threads ? "responder" : RequestLane.upstream.name
+                return RequestMetrics(
+                    router: Routes.router(store: try openStore(), services: services), factory: metrics.factory,
+                    thread: thread)
             },
             logger: logger)
         logger.info("stopped")

@@ -34,6 +34,27 @@ public protocol OperationsStatusStore: Sendable {
     func lastOutcomeCounts(since: Int64) throws -> [String: Int]
     /// Per app, the newest delivery that did not end in `delivered`, among the `limit` newest.
     func lastProblems(limit: Int) throws -> [AppProblem]
+    /// Keeps `check` as its app's last `apps check`, replacing the one before.
+    func recordAppCheck(_ check: AppCheckRecord) throws
+    /// Every registered app's last `apps check`.
+    func appChecks() throws -> [AppCheckRecord]
+}
+
+/// The outcome of one `pushgate apps check`: whether APNs or Google accepted the credentials.
+public struct AppCheckRecord: Sendable, Equatable {
+    public var appID: AppID
+    /// Unix seconds.
+    public var checkedAt: Int64
+    public var ok: Bool
+    /// The check's own words.
+    public var detail: String
+
+    public init(appID: AppID, checkedAt: Int64, ok: Bool, detail: String) {
+        self.appID = appID
+        self.checkedAt = checkedAt
+        self.ok = ok
+        self.detail = detail
+    }
 }
 
 /// How many stored devices an app has on one platform (nil: the app is not registered yet).

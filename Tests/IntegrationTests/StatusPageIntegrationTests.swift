@@ -90,6 +90,13 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(pushes("fcm", "delivered"), 1)
         XCTAssertEqual(metrics.value("pushgate_upstream_answers_total", ["provider": "apns", "status": "400", "reason": "other"]), 1)
 
+        // The last `apps check` of each: the APNs app's accepted, the FCM app's refused.
+        let checked = try pushgate.cli(["apps", "check", "--id", Self.apnsApp])
+        XCTAssertEqual(checked.status, 0, checked.stderr)
+        fcm.injectTokenEndpointFault(.status(400, reason: "invalid_grant"))
+        let refusedCheck = try pushgate.cli(["apps", "check", "--id", Self.fcmApp])
+        XCTAssertNotEqual(refusedCheck.status, 0, refusedCheck.stdout)
+
         let dom = try chromium(["--dump-dom", "http://127.0.0.1:\(pushgate.port)/status"])
         XCTAssertTrue(dom.contains("<title>pushgate status</title>"), dom)
         // Each app, with its stored devices as the store counts them.
@@ -102,6 +109,9 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
         }
         XCTAssertEqual(devices.filter { $0["app_id"] as? String == Self.apnsApp }.count, 3, "the dead one pruned")
         XCTAssertTrue(Self.row(of: Self.apnsApp, in: dom).contains("provider token"), dom)
+        XCTAssertTrue(Self.row(of: Self.apnsApp, in: dom).contains(#"data-check="ok""#), dom)
+        XCTAssertTrue(Self.row(of: Self.fcmApp, in: dom).contains(#"data-check="failed""#), dom)
+        XCTAssertTrue(Self.row(of: Self.fcmApp, in: dom).contains("Google refused the service account"), dom)
         // The outbox: the failing push retrying, the refused one a dead letter.
         XCTAssertTrue(dom.contains(#"id="outbox-retrying"><b>1</b>"#), dom)
         XCTAssertTrue(dom.contains(#"id="outbox-dead"><b>1</b>"#), dom)

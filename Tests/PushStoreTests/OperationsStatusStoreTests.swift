@@ -77,4 +77,19 @@ final class OperationsStatusStoreTests: OutboxTestCase {
             [AppProblem(appID: Fixture.apnsAppID.rawValue, outcome: "not delivered, retrying: ServiceUnavailable", at: 2_000)],
             "one per app: its newest")
     }
+
+    func testEachAppKeepsItsLastCheckUntilItIsRemoved() throws {
+        let store = try makeStore()
+        try store.addApp(Fixture.apnsApp, replacing: true)
+        XCTAssertEqual(try store.appChecks(), [])
+        let refused = AppCheckRecord(
+            appID: Fixture.apnsAppID, checkedAt: 1_000, ok: false, detail: "APNs refused the credentials: InvalidProviderToken")
+        try store.recordAppCheck(refused)
+        XCTAssertEqual(try store.appChecks(), [refused])
+        let accepted = AppCheckRecord(appID: Fixture.apnsAppID, checkedAt: 2_000, ok: true, detail: "accepted")
+        try store.recordAppCheck(accepted)
+        XCTAssertEqual(try store.appChecks(), [accepted], "the last check replaces the one before")
+        XCTAssertTrue(try store.removeApp(id: Fixture.apnsAppID))
+        XCTAssertEqual(try store.appChecks(), [], "gone with its app")
+    }
 }

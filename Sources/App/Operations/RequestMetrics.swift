@@ -1,33 +1,35 @@
 import CoreMetrics
 import Dispatch
+import Foundation
 import PushAPI
 import PushCore
 
 /// Counts and times every request by the route it went to (`pushgate_requests_total
 /// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), and the threads busy
-/// answering (`pushgate_busy_threads{lane}`): the router of a responder thread, measured.
-/// The endpoint is the route's prefix, never the raw path.
+/// answering (`pushgate_busy_threads{lane}`): the router of one responder or lane thread,
+/// measured. The endpoint is the route's prefix, never the raw path.
+///
+/// On the hot path of every request: the metric objects are made once per endpoint (and
+/// status) and kept, instead of asking the registry, whose one lock all threads share, three
+/// times per request.
 struct RequestMetrics: LaneAssigning {
     static let durationLabel = "pushgate_request_duration_seconds"
 
     private let router: Router
-    private let factory: any MetricsFactory
+    private let handles: Handles
 
-    init(router: Router, factory: any MetricsFactory) {
+    /// - Parameter thread: the kind of thread this router answers on (`responder`, or a lane's name).
+    init(router: Router, factory: any MetricsFactory, thread: String) {
         self.router = router
-        self.factory = factory
+        handles = Handles(factory: factory, thread: thread)
     }
 
     func handle(_ request: Request) -> Response {
-        // The threads answering right now: the responder threads', and each lane's own.
-        let busy = Meter(
-            label: "pushgate_busy_threads", dimensions: [("lane", router.lane(for: request)?.name ?? "responder")],
-            factory: factory)
-        busy.increment()
+        handles.busy.increment()
+        defer { handles.busy.decrement() }
         let start = DispatchTime.now().uptimeNanoseconds
         let response = router.handle(request)
         record(request, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
-        busy.decrement()
         return response
     }
 
@@ -49,13 +51,52 @@ struct RequestMetrics: LaneAssigning {
 
     private func record(_ request: Request, _ status: Int, nanoseconds: UInt64?) {
         let endpoint = router.routeName(for: request.path) ?? "none"
-        Counter(
-            label: "pushgate_requests_total", dimensions: [("endpoint", endpoint), ("status", String(status))],
-            factory: factory
-        ).increment()
+        handles.requests(endpoint: endpoint, status: status).increment()
         if let nanoseconds {
-            Timer(label: Self.durationLabel, dimensions: [("endpoint", endpoint)], factory: factory)
-                .recordNanoseconds(Int64(clamping: nanoseconds))
+            handles.duration(endpoint: endpoint).recordNanoseconds(Int64(clamping: nanoseconds))
+        }
+    }
+
+    /// The metric objects of one router, made on first use. Its own thread uses them for
+    /// every request; `busyResponse` may come from another, hence the (uncontended) lock.
+    private final class Handles: @unchecked Sendable {
+        // @unchecked: `counters` and `timers` are only touched under `lock`.
+        let busy: Meter
+        private let factory: any MetricsFactory
+        private let lock = NSLock()
+        private var counters: [EndpointStatus: Counter] = [:]
+        private var timers: [String: CoreMetrics.Timer] = [:]
+
+        private struct EndpointStatus: Hashable {
+            let endpoint: String
+            let status: Int
+        }
+
+        init(factory: any MetricsFactory, thread: String) {
+            self.factory = factory
+            busy = Meter(label: "pushgate_busy_threads", dimensions: [("lane", thread)], factory: factory)
+        }
+
+        func requests(endpoint: String, status: Int) -> Counter {
+            let key = EndpointStatus(endpoint: endpoint, status: status)
+            lock.lock()
+            defer { lock.unlock() }
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "pushgate_requests_total", dimensions: [("endpoint", endpoint), ("status", String(status))],
+                factory: factory)
+            counters[key] = counter
+            return counter
+        }
+
+        func duration(endpoint: String) -> CoreMetrics.Timer {
+            lock.lock()
+            defer { lock.unlock() }
+            if let timer = timers[endpoint] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: RequestMetrics.durationLabel, dimensions: [("endpoint", endpoint)], factory: factory)
+            timers[endpoint] = timer
+            return timer
         }
     }
 }

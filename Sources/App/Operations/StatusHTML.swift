@@ -74,7 +74,14 @@ struct StatusHTML {
                 let words = left < 0 ? "expired \(StatusHTML.duration(-left)) ago" : "ends in \(StatusHTML.duration(left))"
                 state.append("certificate <span class=\"\(style)\">\(words)</span> (\(StatusHTML.timestamp(end)))")
             }
-            state.append("last <code>apps check</code>: not recorded")
+            if let check = row.lastCheck {
+                let when = StatusHTML.duration(now.timeIntervalSince1970 - Double(check.checkedAt))
+                let words = check.ok
+                    ? "<span class=\"ok\">accepted</span>" : "<span class=\"bad\">\(e(check.detail))</span>"
+                state.append("last <code>apps check</code> \(when) ago: <span data-check=\"\(check.ok ? "ok" : "failed")\">\(words)</span>")
+            } else {
+                state.append("<code>apps check</code> never run")
+            }
             let problem = row.lastProblem.map {
                 "<span class=\"warn\">\(e($0.outcome))</span><br><small>\(StatusHTML.timestamp(Date(timeIntervalSince1970: Double($0.at))))</small>"
             } ?? "none"

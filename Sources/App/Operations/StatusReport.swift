@@ -9,6 +9,8 @@ struct StatusReport: Sendable {
         let credentials: AppCredentialState
         let devices: Int
         let lastProblem: AppProblem?
+        /// The last `pushgate apps check`, if one ran.
+        let lastCheck: AppCheckRecord?
     }
 
     let generatedAt: Date
@@ -33,6 +35,7 @@ struct StatusReport: Sendable {
         let problems = Dictionary(
             try store.lastProblems(limit: 1000).map { ($0.appID, $0) }, uniquingKeysWith: { first, _ in first })
         let credentials = try AppCredentialState.all(catalog: store, archive: store)
+        let checks = Dictionary(try store.appChecks().map { ($0.appID, $0) }, uniquingKeysWith: { _, last in last })
         let registered = Set(credentials.map(\.app.id.rawValue))
         var perApp: [String: Int] = [:]
         var perPlatform: [String: Int] = [:]
@@ -43,7 +46,9 @@ struct StatusReport: Sendable {
         return StatusReport(
             generatedAt: now,
             apps: credentials.map {
-                AppRow(credentials: $0, devices: perApp[$0.app.id.rawValue] ?? 0, lastProblem: problems[$0.app.id.rawValue])
+                AppRow(
+                    credentials: $0, devices: perApp[$0.app.id.rawValue] ?? 0, lastProblem: problems[$0.app.id.rawValue],
+                    lastCheck: checks[$0.app.id])
             },
             unregisteredDevices: counts.filter { !registered.contains($0.appID) },
             devicesByPlatform: perPlatform.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },

@@ -7,17 +7,19 @@ public struct GroupCommitMetrics: Sendable {
     public static let batchSizeLabel = "pushgate_writer_batch_size"
     public static let waitLabel = "pushgate_writer_wait_seconds"
 
-    private let factory: any MetricsFactory
+    private let batchSize: Recorder
+    private let wait: Timer
 
     public init(factory: any MetricsFactory) {
-        self.factory = factory
+        batchSize = Recorder(label: Self.batchSizeLabel, factory: factory)
+        wait = Timer(label: Self.waitLabel, factory: factory)
     }
 
     /// Records nothing.
     public static var off: GroupCommitMetrics { GroupCommitMetrics(factory: NOOPMetricsHandler.instance) }
 
     func recordBatch(size: Int, waitedNanoseconds: UInt64) {
-        Recorder(label: Self.batchSizeLabel, factory: factory).record(size)
-        Timer(label: Self.waitLabel, factory: factory).recordNanoseconds(Int64(clamping: waitedNanoseconds))
+        batchSize.record(size)
+        wait.recordNanoseconds(Int64(clamping: waitedNanoseconds))
     }
 }

@@ -24,3 +24,13 @@ extension SQLStore {
         try read { try StatusQueries.lastProblems(limit: limit, in: $0) }
     }
 }
+
+extension SQLStore {
+    public func recordAppCheck(_ check: AppCheckRecord) throws {
+        try write { try AppCheckTable.save(check, in: $0) }
+    }
+
+    public func appChecks() throws -> [AppCheckRecord] {
+        try read { try AppCheckTable.all(in: $0) }
+    }
+}
