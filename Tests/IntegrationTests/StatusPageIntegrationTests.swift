@@ -129,7 +129,7 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
 
         if let screenshot = ProcessInfo.processInfo.environment["PUSHGATE_STATUS_SCREENSHOT"], !screenshot.isEmpty {
             _ = try chromium([
-                "--screenshot=\(screenshot)", "--window-size=1000,1250", "http://127.0.0.1:\(pushgate.port)/status",
+                "--screenshot=\(screenshot)", "--window-size=1200,1350", "http://127.0.0.1:\(pushgate.port)/status",
             ])
             XCTAssertTrue(FileManager.default.fileExists(atPath: screenshot))
         }
