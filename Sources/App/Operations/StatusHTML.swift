@@ -29,6 +29,8 @@ struct StatusHTML {
             .bad{color:#b00020;font-weight:600}.warn{color:#9a5b00}.ok{color:#1b7f3b}
             .tiles{display:flex;flex-wrap:wrap;gap:8px}.tile{background:#fff;border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:7em}
             .tile b{display:block;font-size:1.4em}code{font-size:.9em;overflow-wrap:anywhere}td:first-child code{white-space:nowrap}
+            @media (max-width:700px){#apps tr:first-child{display:none}#apps tr{display:block;border:1px solid #ddd;margin:0 0 8px}
+            #apps td{display:block;border:0;text-align:left}#apps td[data-label]::before{content:attr(data-label) ": ";color:#555}}
             </style></head><body>
             <h1>pushgate status</h1>
             <p class="meta">node <b id="node">\(e(ProcessInfo.processInfo.hostName))</b> (pid \(getpid())),
@@ -87,9 +89,10 @@ struct StatusHTML {
             } ?? "none"
             html += """
                 <tr data-app="\(e(app.id.rawValue))"><td><code>\(e(app.id.rawValue))</code></td>\
-                <td>\(app.platform.rawValue)</td><td>\(e(row.credentials.kind))</td>\
-                <td>\(state.joined(separator: "<br>"))</td><td class="n" data-devices="\(row.devices)">\(row.devices)</td>\
-                <td>\(problem)</td></tr>
+                <td data-label="platform">\(app.platform.rawValue)</td><td data-label="credentials">\(e(row.credentials.kind))</td>\
+                <td data-label="state">\(state.joined(separator: "<br>"))</td>\
+                <td class="n" data-label="devices" data-devices="\(row.devices)">\(row.devices)</td>\
+                <td data-label="last upstream problem">\(problem)</td></tr>
 
                 """
         }
