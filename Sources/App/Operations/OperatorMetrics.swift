@@ -28,6 +28,7 @@ struct OperatorMetrics: Sendable {
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
         self.factory = factory
+        delivery = DeliveryMetrics(factory: factory)
     }
 
     /// Makes this the process's metrics system; once per process (`serve`).
@@ -40,7 +41,8 @@ struct OperatorMetrics: Sendable {
         Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
     }
 
-    var delivery: DeliveryMetrics { DeliveryMetrics(factory: factory) }
+    /// The delivery side's metrics, one set of kept metric objects for the whole process.
+    let delivery: DeliveryMetrics
 
     /// The exposition text of every metric.
     func exposition() -> [UInt8] {

@@ -6,10 +6,10 @@ import PushCore
 /// that pass none count nothing. Labels stay few and bounded: platforms, dialects, results,
 /// HTTP statuses and the upstreams' documented reasons; never a token, device or message.
 public struct DeliveryMetrics: Sendable {
-    private let factory: any MetricsFactory
+    private let handles: MetricHandles
 
     public init(factory: any MetricsFactory) {
-        self.factory = factory
+        handles = MetricHandles(factory: factory)
     }
 
     /// Counts nothing.
@@ -18,37 +18,30 @@ public struct DeliveryMetrics: Sendable {
     /// What became of one push for the dialect that sent it (its final word: after the pnm2
     /// retry, or the outbox's decision).
     public func countPush(provider: String, dialect: String, result: PushResultLabel) {
-        Counter(
-            label: "pushgate_pushes_total",
-            dimensions: [("provider", provider), ("dialect", dialect), ("result", result.rawValue)], factory: factory
+        handles.counter(
+            "pushgate_pushes_total", [("provider", provider), ("dialect", dialect), ("result", result.rawValue)]
         ).increment()
     }
 
     /// A device whose token the upstream reported dead (pruned, unless re-registered since).
     public func countDeadToken(provider: String, reason: String) {
-        Counter(
-            label: "pushgate_tokens_pruned_total",
-            dimensions: [("provider", provider), ("reason", UpstreamReasonLabel.bounded(reason))], factory: factory
+        handles.counter(
+            "pushgate_tokens_pruned_total", [("provider", provider), ("reason", UpstreamReasonLabel.bounded(reason))]
         ).increment()
     }
 
     /// One answer of APNs or FCM to a push request, or the transport's failure to get one.
     func recordUpstreamAnswer(provider: Platform, status: String, reason: String, nanoseconds: UInt64) {
-        Counter(
-            label: "pushgate_upstream_answers_total",
-            dimensions: [("provider", provider.rawValue), ("status", status), ("reason", reason)], factory: factory
+        handles.counter(
+            "pushgate_upstream_answers_total", [("provider", provider.rawValue), ("status", status), ("reason", reason)]
         ).increment()
-        Timer(
-            label: "pushgate_upstream_request_duration_seconds", dimensions: [("provider", provider.rawValue)],
-            factory: factory
-        ).recordNanoseconds(Int64(clamping: nanoseconds))
+        handles.timer("pushgate_upstream_request_duration_seconds", [("provider", provider.rawValue)])
+            .recordNanoseconds(Int64(clamping: nanoseconds))
     }
 
     /// One OAuth access-token request of the FCM side (`ok`, or `failed` with any other answer).
     func countAccessTokenRefresh(succeeded: Bool) {
-        Counter(
-            label: "pushgate_fcm_access_token_refreshes_total", dimensions: [("result", succeeded ? "ok" : "failed")],
-            factory: factory
-        ).increment()
+        handles.counter("pushgate_fcm_access_token_refreshes_total", [("result", succeeded ? "ok" : "failed")])
+            .increment()
     }
 }
