@@ -86,6 +86,7 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(scraped.value("pushgate_requests_total", ["endpoint": "/token", "status": "200"]), 1)
         XCTAssertEqual(scraped.value("pushgate_request_duration_seconds_count", ["endpoint": "/pnm2"]), 1)
         XCTAssertNotNil(scraped.value("pushgate_start_time_seconds"))
+        XCTAssertEqual(scraped.series("pushgate_build_info").map(\.value), [1])
         // While the scrape is answered: its own thread busy, its own connection open.
         XCTAssertEqual(scraped.value("pushgate_busy_threads", ["lane": "responder"]), 1)
         XCTAssertEqual(scraped.value("pushgate_busy_threads", ["lane": "upstream"]), 0, "the multisend's lane is done")

@@ -36,9 +36,11 @@ struct OperatorMetrics: Sendable {
         MetricsSystem.bootstrap(factory)
     }
 
-    /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it).
+    /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it), and
+    /// `pushgate_build_info{version}` 1: which version each node runs.
     func recordStart() {
         Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
+        Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory).record(1)
     }
 
     /// The delivery side's metrics, one set of kept metric objects for the whole process.
