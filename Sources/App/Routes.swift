@@ -62,12 +62,14 @@ enum Routes {
             .init(
                 prefix: "/metrics",
                 handler: OperatorOnly(
-                    access: operatorAccess, page: MetricsPage(
+                    access: operatorAccess,
+                    page: MetricsPage(
                         metrics: services.metrics, gauges: gauges, store: store,
                         openConnections: services.openConnections))),
             .init(
                 prefix: "/status",
-                handler: OperatorOnly(access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
+                handler: OperatorOnly(
+                    access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),

@@ -41,10 +41,13 @@ public enum OpenConnections {
 
     /// The inodes of this process's sockets (`/proc/self/fd/N` → `socket:[INODE]`).
     private static func ownSocketInodes() -> Set<UInt64>? {
-        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
+            return nil
+        }
         var inodes = Set<UInt64>()
         for descriptor in descriptors {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
                 target.hasPrefix("socket:[")
             else { continue }
             if let inode = UInt64(target.dropFirst(8).dropLast()) { inodes.insert(inode) }

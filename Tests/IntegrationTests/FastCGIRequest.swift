@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One FastCGI request written straight to pushgate's socket with the CGI params a test
@@ -43,7 +43,8 @@ struct FastCGIRequest {
         out += Self.record(type: 1, content: [0, 1, 0, 0, 0, 0, 0, 0])
         var encoded: [UInt8] = []
         for (name, value) in params {
-            encoded += Self.length(name.utf8.count) + Self.length(value.utf8.count) + Array(name.utf8) + Array(value.utf8)
+            encoded +=
+                Self.length(name.utf8.count) + Self.length(value.utf8.count) + Array(name.utf8) + Array(value.utf8)
         }
         out += Self.record(type: 4, content: encoded)
         out += Self.record(type: 4, content: [])
@@ -67,7 +68,8 @@ struct FastCGIRequest {
         var headers: [String: String] = [:]
         for line in text[..<split.lowerBound].components(separatedBy: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let status = Int(headers["status"]?.prefix(3) ?? "200") ?? 0
         return Reply(status: status, headers: headers, body: String(text[split.upperBound...]))
@@ -76,7 +78,10 @@ struct FastCGIRequest {
     private static func length(_ count: Int) -> [UInt8] {
         count < 128
             ? [UInt8(count)]
-            : [UInt8(0x80 | (count >> 24)), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)]
+            : [
+                UInt8(0x80 | (count >> 24)), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff),
+                UInt8(count & 0xff),
+            ]
     }
 
     private static func record(type: UInt8, content: [UInt8]) -> [UInt8] {
@@ -87,7 +92,9 @@ struct FastCGIRequest {
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let received = bytes.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + filled, count - filled, 0) }
+            let received = bytes.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress! + filled, count - filled, 0)
+            }
             guard received > 0 else { throw Failure(description: "the responder closed the connection mid-reply") }
             filled += received
         }

@@ -39,18 +39,23 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         fcm.setOutcome(.unregistered, forToken: "metrics-dead-fcm")
         // A stored device for the dead APNs token, so that its prune is real.
         let reported = try pushgate.client.get(
-            "/token/?selector=metrics-sel&token_msgs=\(DeviceToken.fromHex(deadAPNs)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.apnsApp)")
+            "/token/?selector=metrics-sel&token_msgs=\(DeviceToken.fromHex(deadAPNs)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.apnsApp)"
+        )
         XCTAssertEqual(reported.status, 200, reported.text)
 
         let batch = [
-            push(Self.apnsApp, apnsToken("a1")), push(Self.apnsApp, apnsToken("a2")), push(Self.apnsApp, apnsToken("a3")),
+            push(Self.apnsApp, apnsToken("a1")), push(Self.apnsApp, apnsToken("a2")),
+            push(Self.apnsApp, apnsToken("a3")),
             push(Self.apnsApp, deadAPNs), push(Self.apnsApp, failingAPNs),
-            push(Self.fcmApp, "metrics-fcm-1"), push(Self.fcmApp, "metrics-fcm-2"), push(Self.fcmApp, "metrics-dead-fcm"),
+            push(Self.fcmApp, "metrics-fcm-1"), push(Self.fcmApp, "metrics-fcm-2"),
+            push(Self.fcmApp, "metrics-dead-fcm"),
         ]
         let sent = try pushgate.client.post(
             "/pnm2/multisend", contentType: "application/json", body: "[" + batch.joined(separator: ", ") + "]")
         XCTAssertEqual(sent.status, 200, sent.text)
-        let codes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(sent.body)) as? [[String: Any]]).map { $0["code"] as? Int }
+        let codes = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(sent.body)) as? [[String: Any]]).map {
+            $0["code"] as? Int
+        }
         XCTAssertEqual(codes, [200, 200, 200, 404, 500, 200, 200, 404], sent.text)
 
         let scraped = try metrics()
@@ -66,7 +71,8 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         XCTAssertNil(pushes("fcm", "retry"), "no FCM push failed")
 
         func answers(_ provider: String, _ status: String, _ reason: String) -> Double? {
-            scraped.value("pushgate_upstream_answers_total", ["provider": provider, "status": status, "reason": reason])
+            scraped.value(
+                "pushgate_upstream_answers_total", ["provider": provider, "status": status, "reason": reason])
         }
         XCTAssertEqual(answers("apns", "200", "ok"), 3)
         XCTAssertEqual(answers("apns", "410", "Unregistered"), 1)
@@ -76,7 +82,8 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(scraped.value("pushgate_upstream_request_duration_seconds_count", ["provider": "apns"]), 6)
         XCTAssertEqual(scraped.value("pushgate_upstream_request_duration_seconds_count", ["provider": "fcm"]), 3)
 
-        XCTAssertEqual(scraped.value("pushgate_tokens_pruned_total", ["provider": "apns", "reason": "Unregistered"]), 1)
+        XCTAssertEqual(
+            scraped.value("pushgate_tokens_pruned_total", ["provider": "apns", "reason": "Unregistered"]), 1)
         XCTAssertEqual(scraped.value("pushgate_tokens_pruned_total", ["provider": "fcm", "reason": "UNREGISTERED"]), 1)
         XCTAssertEqual(scraped.value("pushgate_fcm_access_token_refreshes_total", ["result": "ok"]), 1)
         XCTAssertEqual(try pushgate.storedDevices().count, 0, "the dead APNs token's device was pruned")
@@ -115,7 +122,8 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         // From another address (nginx passes the peer as REMOTE_ADDR): refused, whatever
         // the client claims in X-Forwarded-For or X-Real-IP.
         for remote in ["203.0.113.9", "2001:db8::7", "10.0.0.1", "::ffff:192.0.2.1"] {
-            let refused = try direct(remote: remote, [("HTTP_X_FORWARDED_FOR", "127.0.0.1"), ("HTTP_X_REAL_IP", "127.0.0.1")])
+            let refused = try direct(
+                remote: remote, [("HTTP_X_FORWARDED_FOR", "127.0.0.1"), ("HTTP_X_REAL_IP", "127.0.0.1")])
             XCTAssertEqual(refused.status, 403, "\(remote): \(refused.body)")
             XCTAssertEqual(refused.headers["content-type"], "text/plain; charset=utf-8")
             XCTAssertFalse(refused.body.contains("pushgate_"), refused.body)

@@ -30,7 +30,10 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
     private func chromium(_ arguments: [String]) throws -> String {
         let output = try pushgate.run(
             Self.chromium,
-            ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(pushgate.directory.path)/chromium"]
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--user-data-dir=\(pushgate.directory.path)/chromium",
+            ]
                 + arguments)
         XCTAssertEqual(output.status, 0, output.stderr)
         return output.stdout
@@ -88,7 +91,9 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(pushes("apns", "rejected"), 1)
         XCTAssertGreaterThanOrEqual(pushes("apns", "retry") ?? 0, 1)
         XCTAssertEqual(pushes("fcm", "delivered"), 1)
-        XCTAssertEqual(metrics.value("pushgate_upstream_answers_total", ["provider": "apns", "status": "400", "reason": "other"]), 1)
+        XCTAssertEqual(
+            metrics.value("pushgate_upstream_answers_total", ["provider": "apns", "status": "400", "reason": "other"]),
+            1)
 
         // The last `apps check` of each: the APNs app's accepted, the FCM app's refused.
         let checked = try pushgate.cli(["apps", "check", "--id", Self.apnsApp])
@@ -105,7 +110,8 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
             let count = devices.filter { $0["app_id"] as? String == app }.count
             XCTAssertTrue(dom.contains(#"<tr data-app="\#(app)">"#), "\(app) row\n\(dom)")
             XCTAssertTrue(
-                Self.row(of: app, in: dom).contains(#"data-devices="\#(count)">\#(count)<"#), "\(app): \(count) devices\n\(dom)")
+                Self.row(of: app, in: dom).contains(#"data-devices="\#(count)">\#(count)<"#),
+                "\(app): \(count) devices\n\(dom)")
         }
         XCTAssertEqual(devices.filter { $0["app_id"] as? String == Self.apnsApp }.count, 3, "the dead one pruned")
         XCTAssertTrue(Self.row(of: Self.apnsApp, in: dom).contains("provider token"), dom)
@@ -139,8 +145,10 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase {
         try startPushgate()
         XCTAssertEqual(try pushgate.client.get("/status").status, 200)
         let refused = try FastCGIRequest(
-            params: [("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "198.51.100.4"),
-                     ("HTTP_X_FORWARDED_FOR", "127.0.0.1")]
+            params: [
+                ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "198.51.100.4"),
+                ("HTTP_X_FORWARDED_FOR", "127.0.0.1"),
+            ]
         ).send(toSocket: pushgate.socket)
         XCTAssertEqual(refused.status, 403, refused.body)
         XCTAssertFalse(refused.body.contains("<html"), refused.body)

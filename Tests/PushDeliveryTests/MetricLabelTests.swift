@@ -14,17 +14,21 @@ final class MetricLabelTests: XCTestCase {
     func testAPNsAnswersBecomeTheirStatusAndReason() {
         XCTAssertEqual(MeasuredTransport.labels(reply(200, ""), provider: .apns).status, "200")
         XCTAssertEqual(MeasuredTransport.labels(reply(200, ""), provider: .apns).reason, "ok")
-        let unregistered = MeasuredTransport.labels(reply(410, #"{"reason":"Unregistered","timestamp":1}"#), provider: .apns)
+        let unregistered = MeasuredTransport.labels(
+            reply(410, #"{"reason":"Unregistered","timestamp":1}"#), provider: .apns)
         XCTAssertEqual(unregistered.status, "410")
         XCTAssertEqual(unregistered.reason, "Unregistered")
-        XCTAssertEqual(MeasuredTransport.labels(reply(400, #"{"reason":"BadDeviceToken"}"#), provider: .apns).reason, "BadDeviceToken")
+        XCTAssertEqual(
+            MeasuredTransport.labels(reply(400, #"{"reason":"BadDeviceToken"}"#), provider: .apns).reason,
+            "BadDeviceToken")
         XCTAssertEqual(
             MeasuredTransport.labels(reply(403, #"{"reason":"InvalidProviderToken"}"#), provider: .apns).reason,
             "InvalidProviderToken")
     }
 
     func testFCMAnswersBecomeTheirErrorCode() {
-        let body = #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
+        let body =
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
         let labels = MeasuredTransport.labels(reply(404, body), provider: .fcm)
         XCTAssertEqual(labels.status, "404")
         XCTAssertEqual(labels.reason, "UNREGISTERED")
@@ -44,7 +48,8 @@ final class MetricLabelTests: XCTestCase {
     func testTransportFailuresAreNamedByKind() {
         XCTAssertEqual(MeasuredTransport.labels(.failure(.timeout("x")), provider: .apns).status, "none")
         XCTAssertEqual(MeasuredTransport.labels(.failure(.timeout("x")), provider: .apns).reason, "timeout")
-        XCTAssertEqual(MeasuredTransport.labels(.failure(.connectionLost("reset")), provider: .fcm).reason, "connection_lost")
+        XCTAssertEqual(
+            MeasuredTransport.labels(.failure(.connectionLost("reset")), provider: .fcm).reason, "connection_lost")
         XCTAssertEqual(MeasuredTransport.labels(.failure(.tls("bad cert")), provider: .fcm).reason, "tls")
     }
 

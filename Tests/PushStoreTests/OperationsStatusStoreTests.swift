@@ -52,7 +52,11 @@ final class OperationsStatusStoreTests: OutboxTestCase {
         // A token reported for an app nobody registered: no platform yet.
         try store.saveAccountTokens(
             selector: "unregistered", username: nil,
-            tokens: [ChannelToken(channel: .msgs, appID: AppID("com.example.unknown")!, token: Fixture.apnsToken(9), reportedToken: "x")])
+            tokens: [
+                ChannelToken(
+                    channel: .msgs, appID: AppID("com.example.unknown")!, token: Fixture.apnsToken(9),
+                    reportedToken: "x")
+            ])
         XCTAssertEqual(
             try store.deviceCounts(),
             [
@@ -65,7 +69,8 @@ final class OperationsStatusStoreTests: OutboxTestCase {
         let store = try makeStore()
         let ids = try makeDevices(store, count: 4)
         try store.recordOutcomes([(ids[0], "delivered"), (ids[1], "rejected (400): BadTopic")], now: 1_000)
-        try store.recordOutcomes([(ids[2], "not delivered, retrying: ServiceUnavailable"), (ids[3], "delivered")], now: 2_000)
+        try store.recordOutcomes(
+            [(ids[2], "not delivered, retrying: ServiceUnavailable"), (ids[3], "delivered")], now: 2_000)
         XCTAssertEqual(
             try store.lastOutcomeCounts(since: 1_000),
             ["delivered": 2, "rejected (400): BadTopic": 1, "not delivered, retrying: ServiceUnavailable": 1])
@@ -74,7 +79,11 @@ final class OperationsStatusStoreTests: OutboxTestCase {
             ["delivered": 1, "not delivered, retrying: ServiceUnavailable": 1])
         XCTAssertEqual(
             try store.lastProblems(limit: 10),
-            [AppProblem(appID: Fixture.apnsAppID.rawValue, outcome: "not delivered, retrying: ServiceUnavailable", at: 2_000)],
+            [
+                AppProblem(
+                    appID: Fixture.apnsAppID.rawValue, outcome: "not delivered, retrying: ServiceUnavailable", at: 2_000
+                )
+            ],
             "one per app: its newest")
     }
 
@@ -83,7 +92,8 @@ final class OperationsStatusStoreTests: OutboxTestCase {
         try store.addApp(Fixture.apnsApp, replacing: true)
         XCTAssertEqual(try store.appChecks(), [])
         let refused = AppCheckRecord(
-            appID: Fixture.apnsAppID, checkedAt: 1_000, ok: false, detail: "APNs refused the credentials: InvalidProviderToken")
+            appID: Fixture.apnsAppID, checkedAt: 1_000, ok: false,
+            detail: "APNs refused the credentials: InvalidProviderToken")
         try store.recordAppCheck(refused)
         XCTAssertEqual(try store.appChecks(), [refused])
         let accepted = AppCheckRecord(appID: Fixture.apnsAppID, checkedAt: 2_000, ok: true, detail: "accepted")

@@ -40,7 +40,8 @@ struct OperatorMetrics: Sendable {
     /// `pushgate_build_info{version}` 1: which version each node runs.
     func recordStart() {
         Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
-        Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory).record(1)
+        Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory)
+            .record(1)
     }
 
     /// The delivery side's metrics, one set of kept metric objects for the whole process.

@@ -21,16 +21,20 @@ struct StatusHTML {
             <meta http-equiv="refresh" content="\(refreshSeconds)">
             <title>pushgate status</title>
             <style>
-            body{font:15px/1.4 system-ui,sans-serif;margin:0 auto;padding:12px;max-width:1100px;color:#222;background:#fafafa}
+            body{font:15px/1.4 system-ui,sans-serif;margin:0 auto;padding:12px;max-width:1100px;
+              color:#222;background:#fafafa}
             h1{font-size:1.3em;margin:.2em 0}h2{font-size:1.1em;margin:1.2em 0 .4em;border-bottom:1px solid #ddd}
             .meta{color:#555}.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;background:#fff}
             th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eee;vertical-align:top}
             th{background:#f0f0f0;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}
             .bad{color:#b00020;font-weight:600}.warn{color:#9a5b00}.ok{color:#1b7f3b}
-            .tiles{display:flex;flex-wrap:wrap;gap:8px}.tile{background:#fff;border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:7em}
-            .tile b{display:block;font-size:1.4em}code{font-size:.9em;overflow-wrap:anywhere}td:first-child code{white-space:nowrap}
-            @media (max-width:700px){#apps tr:first-child{display:none}#apps tr{display:block;border:1px solid #ddd;margin:0 0 8px}
-            #apps td{display:block;border:0;text-align:left}#apps td[data-label]::before{content:attr(data-label) ": ";color:#555}}
+            .tiles{display:flex;flex-wrap:wrap;gap:8px}
+            .tile{background:#fff;border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:7em}
+            .tile b{display:block;font-size:1.4em}code{font-size:.9em;overflow-wrap:anywhere}
+            td:first-child code{white-space:nowrap}
+            @media (max-width:700px){#apps tr:first-child{display:none}
+              #apps tr{display:block;border:1px solid #ddd;margin:0 0 8px}#apps td{display:block;border:0;text-align:left}
+              #apps td[data-label]::before{content:attr(data-label) ": ";color:#555}}
             </style></head><body>
             <h1>pushgate status</h1>
             <p class="meta">node <b id="node">\(e(ProcessInfo.processInfo.hostName))</b> (pid \(getpid())),
@@ -50,7 +54,8 @@ struct StatusHTML {
     private func appsSection() -> String {
         var html = "<h2>Apps</h2>\n"
         guard !report.apps.isEmpty else {
-            return html + "<p class=\"warn\">No app is registered: nothing can be pushed (<code>pushgate apps add</code>).</p>\n"
+            return html
+                + "<p class=\"warn\">No app is registered: nothing can be pushed (<code>pushgate apps add</code>).</p>\n"
         }
         html += """
             <div class="scroll"><table id="apps"><tr><th>app</th><th>platform</th><th>credentials</th>\
@@ -73,20 +78,26 @@ struct StatusHTML {
             if let end = row.credentials.certificateNotAfter {
                 let left = end.timeIntervalSince(now)
                 let style = left < 0 ? "bad" : left < 30 * 86_400 ? "warn" : "ok"
-                let words = left < 0 ? "expired \(StatusHTML.duration(-left)) ago" : "ends in \(StatusHTML.duration(left))"
+                let words =
+                    left < 0 ? "expired \(StatusHTML.duration(-left)) ago" : "ends in \(StatusHTML.duration(left))"
                 state.append("certificate <span class=\"\(style)\">\(words)</span> (\(StatusHTML.timestamp(end)))")
             }
             if let check = row.lastCheck {
                 let when = StatusHTML.duration(now.timeIntervalSince1970 - Double(check.checkedAt))
-                let words = check.ok
+                let words =
+                    check.ok
                     ? "<span class=\"ok\">accepted</span>" : "<span class=\"bad\">\(e(check.detail))</span>"
-                state.append("last <code>apps check</code> \(when) ago: <span data-check=\"\(check.ok ? "ok" : "failed")\">\(words)</span>")
+                let outcome = check.ok ? "ok" : "failed"
+                state.append(
+                    "last <code>apps check</code> \(when) ago: <span data-check=\"\(outcome)\">\(words)</span>")
             } else {
                 state.append("<code>apps check</code> never run")
             }
-            let problem = row.lastProblem.map {
-                "<span class=\"warn\">\(e($0.outcome))</span><br><small>\(StatusHTML.timestamp(Date(timeIntervalSince1970: Double($0.at))))</small>"
-            } ?? "none"
+            let problem =
+                row.lastProblem.map { problem in
+                    let at = StatusHTML.timestamp(Date(timeIntervalSince1970: Double(problem.at)))
+                    return "<span class=\"warn\">\(e(problem.outcome))</span><br><small>\(at)</small>"
+                } ?? "none"
             html += """
                 <tr data-app="\(e(app.id.rawValue))"><td><code>\(e(app.id.rawValue))</code></td>\
                 <td data-label="platform">\(app.platform.rawValue)</td><td data-label="credentials">\(e(row.credentials.kind))</td>\
@@ -114,7 +125,8 @@ struct StatusHTML {
     }
 
     private func lastHourSection() -> String {
-        var html = "<h2>Pushes in the last hour</h2>\n<p>Outbox deliveries (Beams, bridge, cospace), every attempt:</p>\n"
+        var html =
+            "<h2>Pushes in the last hour</h2>\n<p>Outbox deliveries (Beams, bridge, cospace), every attempt:</p>\n"
         html += "<div class=\"tiles\" id=\"outbox-last-hour\">"
         for kind in ["delivered", "retry", "dead", "pruned", "kept"] {
             let count = report.outboxLastHour[kind] ?? 0
@@ -133,9 +145,10 @@ struct StatusHTML {
 
     private func outboxSection() -> String {
         let outbox = report.outbox
-        let overdue = outbox.oldestDueAt.map {
-            StatusHTML.duration(max(0, report.generatedAt.timeIntervalSince1970 - Double($0) / 1000))
-        } ?? "nothing due"
+        let overdue =
+            outbox.oldestDueAt.map {
+                StatusHTML.duration(max(0, report.generatedAt.timeIntervalSince1970 - Double($0) / 1000))
+            } ?? "nothing due"
         var html = "<h2>Outbox</h2>\n<div class=\"tiles\" id=\"outbox\">"
         html += "<div class=\"tile\" id=\"outbox-queued\"><b>\(outbox.queued)</b>queued</div>"
         html += "<div class=\"tile\" id=\"outbox-retrying\"><b>\(outbox.retrying)</b>retrying</div>"
@@ -164,7 +177,8 @@ struct StatusHTML {
     private func prunesSection() -> String {
         var html = "<h2>Dead tokens pruned recently (outbox)</h2>\n"
         guard !report.recentPrunes.isEmpty else { return html + "<p id=\"prunes\">none logged</p>\n" }
-        html += "<div class=\"scroll\"><table id=\"prunes\"><tr><th>when</th><th>app</th><th>token</th><th>reason</th></tr>\n"
+        html +=
+            "<div class=\"scroll\"><table id=\"prunes\"><tr><th>when</th><th>app</th><th>token</th><th>reason</th></tr>\n"
         for entry in report.recentPrunes {
             html += """
                 <tr><td>\(StatusHTML.timestamp(Date(timeIntervalSince1970: Double(entry.at) / 1000)))</td>\

@@ -47,7 +47,8 @@ struct StatusReport: Sendable {
             generatedAt: now,
             apps: credentials.map {
                 AppRow(
-                    credentials: $0, devices: perApp[$0.app.id.rawValue] ?? 0, lastProblem: problems[$0.app.id.rawValue],
+                    credentials: $0, devices: perApp[$0.app.id.rawValue] ?? 0,
+                    lastProblem: problems[$0.app.id.rawValue],
                     lastCheck: checks[$0.app.id])
             },
             unregisteredDevices: counts.filter { !registered.contains($0.appID) },

@@ -18,7 +18,8 @@ public struct CountingOutboxStore: OutboxStore {
         try inner.complete(outcomes, now: now)
         for (delivery, outcome) in outcomes {
             let provider = providers.of(delivery.notification.appID)
-            metrics.countPush(provider: provider, dialect: Self.dialect(delivery.source), result: PushResultLabel(outcome))
+            metrics.countPush(
+                provider: provider, dialect: Self.dialect(delivery.source), result: PushResultLabel(outcome))
             if case .deadToken(let reason, _) = outcome { metrics.countDeadToken(provider: provider, reason: reason) }
         }
     }

@@ -33,7 +33,8 @@ public struct DeliveryMetrics: Sendable {
     /// One answer of APNs or FCM to a push request, or the transport's failure to get one.
     func recordUpstreamAnswer(provider: Platform, status: String, reason: String, nanoseconds: UInt64) {
         handles.counter(
-            "pushgate_upstream_answers_total", [("provider", provider.rawValue), ("status", status), ("reason", reason)]
+            "pushgate_upstream_answers_total",
+            [("provider", provider.rawValue), ("status", status), ("reason", reason)]
         ).increment()
         handles.timer("pushgate_upstream_request_duration_seconds", [("provider", provider.rawValue)])
             .recordNanoseconds(Int64(clamping: nanoseconds))

@@ -17,7 +17,9 @@ enum OutboxSummaryQuery {
     static func summary(now: Int64, in database: some SQLConnection) throws -> OutboxSummary {
         try database.withStatement(sql) { row in
             try row.bind(now, at: 1)
-            guard try row.step() else { return OutboxSummary(queued: 0, retrying: 0, dead: 0, due: 0, oldestDueAt: nil) }
+            guard try row.step() else {
+                return OutboxSummary(queued: 0, retrying: 0, dead: 0, due: 0, oldestDueAt: nil)
+            }
             return OutboxSummary(
                 queued: Int(row.int64(0)), retrying: Int(row.int64(1)), dead: Int(row.int64(2)),
                 due: Int(row.int64(3)), oldestDueAt: row.optionalInt64(4))
