@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // GET /metrics: the metrics API the layers count with, and its Prometheus exposition.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian, each in its own box with a shim for macros and variadics.
@@ -26,13 +29,27 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "PushCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .target(name: "PushStore", dependencies: ["PushCore", "CSQLite", "CLibPQ"]),
+        .target(
+            name: "PushStore",
+            dependencies: ["PushCore", "CSQLite", "CLibPQ", .product(name: "CoreMetrics", package: "swift-metrics")]
+        ),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         .target(name: "PushAPI", dependencies: ["PushCore", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "PushDelivery", dependencies: ["PushCore", "PushCrypto", "CCurl", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "PushDelivery",
+            dependencies: [
+                "PushCore", "PushCrypto", "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
         .target(
             name: "FastCGI",
-            dependencies: ["PushCore", "CFastCGI", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PushCore", "CFastCGI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
         .target(
             name: "App",
@@ -40,6 +57,8 @@ let package = Package(
                 "PushCore", "PushStore", "PushCrypto", "PushAPI", "FastCGI", "PushDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(name: "pushgate", dependencies: ["App"]),

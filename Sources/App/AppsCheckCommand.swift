@@ -25,11 +25,29 @@ extension AppsCommand {
             let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
             defer { stack.shutdown() }
-            switch app.credentials {
-            case .fcmServiceAccount(let json, let projectID):
-                try checkFCM(json: json, projectID: projectID, stack: stack)
-            case .apnsToken, .apnsCertificate:
-                try checkAPNs(app, stack: stack)
+            do {
+                switch app.credentials {
+                case .fcmServiceAccount(let json, let projectID):
+                    try checkFCM(json: json, projectID: projectID, stack: stack)
+                case .apnsToken, .apnsCertificate:
+                    try checkAPNs(app, stack: stack)
+                }
+                record(ok: true, "the credentials were accepted", app: appID, in: store)
+            } catch let failure as CommandFailure {
+                record(ok: false, failure.description, app: appID, in: store)
+                throw failure
+            }
+        }
+
+        /// Keeps the outcome for the status page (`/status`); a failure to keep it is only
+        /// reported: the check itself stands.
+        private func record(ok: Bool, _ detail: String, app: AppID, in store: any Store) {
+            let check = AppCheckRecord(
+                appID: app, checkedAt: Int64(Date().timeIntervalSince1970), ok: ok, detail: detail)
+            do {
+                try store.recordAppCheck(check)
+            } catch {
+                FileHandle.standardError.write(Data("warning: could not keep the check's result: \(error)\n".utf8))
             }
         }
 

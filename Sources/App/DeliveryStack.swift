@@ -13,21 +13,21 @@ final class DeliveryStack: Sendable {
 
     init(
         configuration: Configuration, catalog: any AppCatalog, events: any DeliveryEvents = IgnoredDeliveryEvents(),
-        providerTokenArchive: (any ProviderTokenArchive)? = nil, logger: Logger
+        providerTokenArchive: (any ProviderTokenArchive)? = nil, metrics: DeliveryMetrics = .off, logger: Logger
     ) throws {
         var engineConfiguration = CurlEngineConfiguration(extraCAFile: configuration.caFile)
         // libcurl costs ~30 µs of CPU per transfer: one thread saturates near 10k pushes/s,
         // a second one on another core adds about half again (scripts/bench).
         engineConfiguration.threads = configuration.deliveryThreads
         engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
-        accessTokens = AccessTokenCache(transport: engine, logger: logger)
+        accessTokens = AccessTokenCache(transport: RefreshCountingTransport(engine, metrics: metrics), logger: logger)
         router = DeliveryRouter(
             catalog: catalog, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),
                 fcmURL: configuration.fcmURL),
             providerTokens: ProviderTokenCache(archive: providerTokenArchive, logger: logger), accessTokens: accessTokens,
-            events: events,
+            events: events, metrics: metrics,
             logger: logger)
     }
 

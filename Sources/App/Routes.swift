@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PushAPI
 import PushCore
@@ -19,6 +20,14 @@ struct RouteServices: Sendable {
     let cospacePasswords = VerifiedPasswordCache()
     /// SQLite's group-commit writer, whose stalls `/readyz` reports; nil on PostgreSQL.
     var writer: GroupCommitWriter? = nil
+    /// The process's metrics, which `/metrics` shows and pnm2's pushes count into.
+    var metrics = OperatorMetrics()
+    /// The store's gauges for `/metrics`, shared so that they are read once a second at most.
+    var storeGauges: StoreGauges? = nil
+    /// When this process started (`/status` shows its uptime).
+    var startedAt = Date()
+    /// The FastCGI connections this process holds open now, for `/metrics`.
+    var openConnections: @Sendable () -> Int? = { nil }
 }
 
 /// Which dialect answers which path. One router per responder thread, over that thread's store.
@@ -37,17 +46,32 @@ enum Routes {
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
+        let counted = CountingDeliverer(
+            services.deliverer, dialect: "pnm2", catalog: store, metrics: services.metrics.delivery)
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: store, directory: store,
-                deliverer: PruningDeliverer(services.deliverer, devices: store, records: store, logger: services.logger)),
+                deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger)),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let readiness = Readiness(store: store, writer: services.writer)
+        let operatorAccess = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
+        let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         // Each request logs on a logger of its own made from services.logger, with its id.
         return Router(routes: [
             .init(prefix: "/healthz", handler: HealthCheck()),
             .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
+            .init(
+                prefix: "/metrics",
+                handler: OperatorOnly(
+                    access: operatorAccess,
+                    page: MetricsPage(
+                        metrics: services.metrics, gauges: gauges, store: store,
+                        openConnections: services.openConnections))),
+            .init(
+                prefix: "/status",
+                handler: OperatorOnly(
+                    access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),

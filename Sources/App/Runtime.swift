@@ -6,6 +6,7 @@ import PushStore
 /// Every store protocol: what a command gets from `Runtime.openStore`, on either engine.
 typealias Store = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
     & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore & MigrationHistory
+    & OperationsStatusStore
 
 /// What a command needs to start: the effective configuration, a logger, and the store.
 struct Runtime {
@@ -97,11 +98,11 @@ struct Runtime {
     }
 
     /// The connection every write of this process goes through, configured as `openStore`'s.
-    func openWriter(autoCheckpoint: Bool = true) throws -> GroupCommitWriter {
+    func openWriter(autoCheckpoint: Bool = true, metrics: GroupCommitMetrics = .off) throws -> GroupCommitWriter {
         try requireDatabase()
         return try GroupCommitWriter(
             path: configuration.database, busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-            synchronous: synchronous, autoCheckpoint: autoCheckpoint)
+            synchronous: synchronous, autoCheckpoint: autoCheckpoint, metrics: metrics)
     }
 
     private var synchronous: Database.Synchronous {

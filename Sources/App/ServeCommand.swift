@@ -59,6 +59,10 @@ struct ServeCommand: ParsableCommand {
         // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
         // handler too; this states the policy for every other socket the process writes to.
         signal(SIGPIPE, SIG_IGN)
+        // The process's one metrics registry (GET /metrics), passed to what counts.
+        let metrics = OperatorMetrics()
+        metrics.bootstrap()
+        metrics.recordStart()
         let openStore: () throws -> any Store
         let checkpointer: WALCheckpointer?
         var sqliteWriter: GroupCommitWriter?
@@ -69,7 +73,8 @@ struct ServeCommand: ParsableCommand {
             checkpointer = nil
         } else {
             // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
-            let writer = try runtime.openWriter(autoCheckpoint: false)
+            let writer = try runtime.openWriter(
+                autoCheckpoint: false, metrics: GroupCommitMetrics(factory: metrics.factory))
             sqliteWriter = writer
             let openSQLiteStore = { try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false) }
             checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
@@ -82,14 +87,15 @@ struct ServeCommand: ParsableCommand {
         let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
         let delivery = try DeliveryStack(
             configuration: configuration, catalog: deliveryStore, events: events,
-            providerTokenArchive: try openStore(), logger: logger)
+            providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
         // On PostgreSQL several nodes may deliver from one outbox: a starting worker must not
         // take back claims that may be another live node's; a dead node's rows come back when
         // their lease runs out.
         let outbox = OutboxWorker(
-            store: deliveryStore, deliverer: delivery.router,
+            store: CountingOutboxStore(deliveryStore, catalog: deliveryStore, metrics: metrics.delivery),
+            deliverer: delivery.router,
             configuration: OutboxWorkerConfiguration(
                 leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
                 releaseClaimsOnStart: runtime.postgreSQLStore == nil),
@@ -103,10 +109,15 @@ struct ServeCommand: ParsableCommand {
         }
         let services = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
-            writer: sqliteWriter)
+            writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
+            openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
-            makeHandler: { _ in
-                Routes.router(store: try openStore(), services: services)
+            makeHandler: { index in
+                // The responder threads' handlers first, then each lane's (FastCGIServer.start).
+                let thread = index < configuration.threads ? "responder" : RequestLane.upstream.name
+                return RequestMetrics(
+                    router: Routes.router(store: try openStore(), services: services), factory: metrics.factory,
+                    thread: thread)
             },
             logger: logger)
         logger.info("stopped")

@@ -82,6 +82,12 @@ public struct Router: LaneAssigning {
         return .text(503, "busy, try again", headers: [("Retry-After", "1")])
     }
 
+    /// The prefix of the route `path` goes to, nil when none: a bounded name for the
+    /// request metrics (a raw path would carry tokens and usernames).
+    public func routeName(for path: String) -> String? {
+        route(for: path)?.prefix
+    }
+
     private func route(for path: String) -> Route? {
         routes.first { $0.matches(path) }
     }

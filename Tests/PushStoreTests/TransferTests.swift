@@ -143,6 +143,8 @@ final class TransferTests: StoreTestCase {
         _ = try store.revokeSenderKey(name: "old")
         try store.archiveProviderToken(
             ArchivedProviderToken(teamID: "TEAM123456", keyID: "KEY1234567", keyFingerprint: "f1", token: "eyJ.x.y", issuedAt: 1_699_999_000))
+        try store.recordAppCheck(
+            AppCheckRecord(appID: Fixture.apnsAppID, checkedAt: 1_699_999_100, ok: false, detail: "403 \"InvalidProviderToken\""))
 
         // Queued pushes: one to every Beams interest subscriber, one to a bridge topic, then a
         // dead letter and a retry with its error.

@@ -14,15 +14,18 @@ public final class DeliveryRouter: Deliverer {
     public convenience init(
         catalog: AppCatalog, transport: HTTP2Transport, configuration: DeliveryConfiguration = DeliveryConfiguration(),
         providerTokens: ProviderTokenCache, accessTokens: AccessTokenCache,
-        events: DeliveryEvents = IgnoredDeliveryEvents(), clock: UnixClock = .system, logger: Logger
+        events: DeliveryEvents = IgnoredDeliveryEvents(), clock: UnixClock = .system, metrics: DeliveryMetrics = .off,
+        logger: Logger
     ) {
         let credentials = CredentialCache()
         let clients: [PlatformDeliverer] = [
             APNsClient(
-                transport: transport, endpoints: configuration.apns, providerTokens: providerTokens,
+                transport: MeasuredTransport(inner: transport, provider: .apns, metrics: metrics),
+                endpoints: configuration.apns, providerTokens: providerTokens,
                 credentials: credentials, events: events, clock: clock, logger: logger),
             FCMClient(
-                transport: transport, baseURL: configuration.fcmURL, accessTokens: accessTokens,
+                transport: MeasuredTransport(inner: transport, provider: .fcm, metrics: metrics),
+                baseURL: configuration.fcmURL, accessTokens: accessTokens,
                 credentials: credentials, clock: clock, logger: logger),
         ]
         self.init(catalog: catalog, clients: clients, logger: logger)

@@ -28,6 +28,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     // `database` only by the one leader, and a job's fields only by the leader that runs it
     // until its `wakeUp` is signalled (each hand-over is ordered by the lock or the semaphore).
     private let database: Database
+    private let metrics: GroupCommitMetrics
     private let lock = NSLock()
     private var queue: [Job] = []
     private var isLeading = false
@@ -52,8 +53,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// another process's (the CLI's) write lock.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Database.Synchronous = .normal,
-        autoCheckpoint: Bool = true
+        autoCheckpoint: Bool = true, metrics: GroupCommitMetrics = .off
     ) throws {
+        self.metrics = metrics
         database = try Database(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
             autoCheckpoint: autoCheckpoint)
@@ -162,6 +164,9 @@ public final class GroupCommitWriter: @unchecked Sendable {
         lastBatchSize = batch.count
         runningSince = batch.first?.queuedAt
         lock.unlock()
+        if let oldest = batch.first?.queuedAt {
+            metrics.recordBatch(size: batch.count, waitedNanoseconds: DispatchTime.now().uptimeNanoseconds &- oldest)
+        }
 
         run(batch)
 

@@ -66,5 +66,5 @@ public final class PostgreSQLStore: Sendable {
 
 extension PostgreSQLStore: SQLStore, TokenStore, BeamsStore, DevicePruning, DeviceDeliveryRecord,
     BridgeSubscriptionStore, CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive,
-    SenderKeyStore
+    SenderKeyStore, OperationsStatusStore
 {}

@@ -21,5 +21,6 @@ protocol SQLStore: AnyObject, Sendable {
 }
 
 extension SQLiteStore: SQLStore, BeamsStore, DevicePruning, DeviceDeliveryRecord, BridgeSubscriptionStore,
-    CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive, SenderKeyStore
+    CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive, SenderKeyStore,
+    OperationsStatusStore
 {}

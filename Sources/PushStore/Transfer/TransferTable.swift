@@ -36,6 +36,10 @@ struct TransferTable: Sendable {
             ],
             key: ["id"]),
         TransferTable(
+            name: "app_checks", type: "app_check",
+            columns: [.text("app_id"), .integer("checked_at"), .integer("ok"), .text("detail")],
+            key: ["app_id"]),
+        TransferTable(
             name: "beams_instances", type: "beams_instance",
             columns: [.text("app_key"), .text("platform"), .text("app_id")],
             key: ["app_key", "platform"]),

@@ -1,0 +1,54 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import PushDelivery
+import PushStore
+
+/// The process's metrics (`GET /metrics`): one Prometheus registry, and the swift-metrics
+/// factory over it that every layer counts through. `serve` makes one and bootstraps the
+/// metrics system with it, so that libraries counting through swift-metrics land here too.
+struct OperatorMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+
+    init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Requests answered from the store take well under the default first bucket (5 ms).
+        factory.durationHistogramBuckets[RequestMetrics.durationLabel] = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        // Batches of one write (a lone writer) to the writer's most (256).
+        factory.valueHistogramBuckets[GroupCommitMetrics.batchSizeLabel] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        factory.durationHistogramBuckets[GroupCommitMetrics.waitLabel] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+        ]
+        self.factory = factory
+        delivery = DeliveryMetrics(factory: factory)
+    }
+
+    /// Makes this the process's metrics system; once per process (`serve`).
+    func bootstrap() {
+        MetricsSystem.bootstrap(factory)
+    }
+
+    /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it), and
+    /// `pushgate_build_info{version}` 1: which version each node runs.
+    func recordStart() {
+        Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
+        Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory)
+            .record(1)
+    }
+
+    /// The delivery side's metrics, one set of kept metric objects for the whole process.
+    let delivery: DeliveryMetrics
+
+    /// The exposition text of every metric.
+    func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}

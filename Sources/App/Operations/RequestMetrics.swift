@@ -1,0 +1,102 @@
+import CoreMetrics
+import Dispatch
+import Foundation
+import PushAPI
+import PushCore
+
+/// Counts and times every request by the route it went to (`pushgate_requests_total
+/// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), and the threads busy
+/// answering (`pushgate_busy_threads{lane}`): the router of one responder or lane thread,
+/// measured. The endpoint is the route's prefix, never the raw path.
+///
+/// On the hot path of every request: the metric objects are made once per endpoint (and
+/// status) and kept, instead of asking the registry, whose one lock all threads share, three
+/// times per request.
+struct RequestMetrics: LaneAssigning {
+    static let durationLabel = "pushgate_request_duration_seconds"
+
+    private let router: Router
+    private let handles: Handles
+
+    /// - Parameter thread: the kind of thread this router answers on (`responder`, or a lane's name).
+    init(router: Router, factory: any MetricsFactory, thread: String) {
+        self.router = router
+        handles = Handles(factory: factory, thread: thread)
+    }
+
+    func handle(_ request: Request) -> Response {
+        handles.busy.increment()
+        defer { handles.busy.decrement() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let response = router.handle(request)
+        record(request, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+        return response
+    }
+
+    func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        let response = router.bodyTooLarge(request, bytes: bytes, limit: limit)
+        record(request, response.status, nanoseconds: nil)
+        return response
+    }
+
+    func lane(for request: Request) -> RequestLane? {
+        router.lane(for: request)
+    }
+
+    func busyResponse(for request: Request) -> Response {
+        let response = router.busyResponse(for: request)
+        record(request, response.status, nanoseconds: nil)
+        return response
+    }
+
+    private func record(_ request: Request, _ status: Int, nanoseconds: UInt64?) {
+        let endpoint = router.routeName(for: request.path) ?? "none"
+        handles.requests(endpoint: endpoint, status: status).increment()
+        if let nanoseconds {
+            handles.duration(endpoint: endpoint).recordNanoseconds(Int64(clamping: nanoseconds))
+        }
+    }
+
+    /// The metric objects of one router, made on first use. Its own thread uses them for
+    /// every request; `busyResponse` may come from another, hence the (uncontended) lock.
+    private final class Handles: @unchecked Sendable {
+        // @unchecked: `counters` and `timers` are only touched under `lock`.
+        let busy: Meter
+        private let factory: any MetricsFactory
+        private let lock = NSLock()
+        private var counters: [EndpointStatus: Counter] = [:]
+        private var timers: [String: CoreMetrics.Timer] = [:]
+
+        private struct EndpointStatus: Hashable {
+            let endpoint: String
+            let status: Int
+        }
+
+        init(factory: any MetricsFactory, thread: String) {
+            self.factory = factory
+            busy = Meter(label: "pushgate_busy_threads", dimensions: [("lane", thread)], factory: factory)
+        }
+
+        func requests(endpoint: String, status: Int) -> Counter {
+            let key = EndpointStatus(endpoint: endpoint, status: status)
+            lock.lock()
+            defer { lock.unlock() }
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "pushgate_requests_total", dimensions: [("endpoint", endpoint), ("status", String(status))],
+                factory: factory)
+            counters[key] = counter
+            return counter
+        }
+
+        func duration(endpoint: String) -> CoreMetrics.Timer {
+            lock.lock()
+            defer { lock.unlock() }
+            if let timer = timers[endpoint] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: RequestMetrics.durationLabel, dimensions: [("endpoint", endpoint)], factory: factory)
+            timers[endpoint] = timer
+            return timer
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import PushCore
+
+/// `GET /status`: the page an operator opens first when a customer says "my phone did not
+/// ring". Server-rendered HTML with no external assets, readable on a phone, reloading itself
+/// every 30 seconds; every value that came from outside is escaped. Behind `OperatorOnly`.
+struct StatusPage: RequestHandler {
+    let store: any Store
+    /// When this process started, for its uptime.
+    let startedAt: Date
+    static let refreshSeconds = 30
+
+    func handle(_ request: Request) -> Response {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
+        }
+        let report: StatusReport
+        do {
+            report = try StatusReport.read(from: store)
+        } catch {
+            return .internalError(error)
+        }
+        let html = StatusHTML(report: report, startedAt: startedAt, refreshSeconds: Self.refreshSeconds).render()
+        return Response(
+            status: 200,
+            headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: request.method == "HEAD" ? [] : Array(html.utf8))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// How many FastCGI connections this process holds open (nginx's kept ones included), read
+/// from /proc when asked (a scrape of `/metrics`) rather than counted on every accept and
+/// close, most of which happen inside libfcgi. A connection is one of this process's socket
+/// descriptors that the kernel lists as connected on the listening address: on the Unix
+/// socket's path (`/proc/net/unix`, state 03), or on the TCP port (`/proc/net/tcp[6]`,
+/// ESTABLISHED). Nil where /proc cannot be read.
+public enum OpenConnections {
+    public static func count(for configuration: FastCGIConfiguration) -> Int? {
+        guard let inodes = ownSocketInodes() else { return nil }
+        if let address = configuration.tcpAddress {
+            let port = String(format: "%04X", address.port)
+            var count = 0
+            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+                guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+                for line in text.split(separator: "\n").dropFirst() {
+                    let fields = line.split(separator: " ")
+                    // sl local_address rem_address st … inode (the tenth field).
+                    guard fields.count > 9, fields[3] == "01", fields[1].hasSuffix(":" + port),
+                        let inode = UInt64(fields[9]), inodes.contains(inode)
+                    else { continue }
+                    count += 1
+                }
+            }
+            return count
+        }
+        guard let text = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return nil }
+        var count = 0
+        for line in text.split(separator: "\n").dropFirst() {
+            // Num RefCount Protocol Flags Type St Inode Path: accepted connections carry the
+            // listener's path; the listener itself is state 01.
+            let fields = line.split(separator: " ", maxSplits: 7)
+            guard fields.count == 8, fields[5] == "03", fields[7] == configuration.socketPath,
+                let inode = UInt64(fields[6]), inodes.contains(inode)
+            else { continue }
+            count += 1
+        }
+        return count
+    }
+
+    /// The inodes of this process's sockets (`/proc/self/fd/N` → `socket:[INODE]`).
+    private static func ownSocketInodes() -> Set<UInt64>? {
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
+            return nil
+        }
+        var inodes = Set<UInt64>()
+        for descriptor in descriptors {
+            guard
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+                target.hasPrefix("socket:[")
+            else { continue }
+            if let inode = UInt64(target.dropFirst(8).dropLast()) { inodes.insert(inode) }
+        }
+        return inodes
+    }
+}
