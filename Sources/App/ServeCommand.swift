@@ -85,12 +85,15 @@ struct ServeCommand: ParsableCommand {
             providerTokenArchive: try openStore(), logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
-        // On PostgreSQL several nodes may deliver from one outbox: a starting worker must not
-        // take back claims that may be another live node's; a dead node's rows come back when
+        // On PostgreSQL several nodes may deliver from one outbox: a starting worker takes back
+        // only its own node's claims, never a live node's; a dead node's rows come back when
         // their lease runs out.
+        let nodeID = configuration.effectiveNodeID
+        logger.info("outbox node id \(nodeID)")
         let outbox = OutboxWorker(
             store: deliveryStore, deliverer: delivery.router,
-            configuration: OutboxWorkerConfiguration(releaseClaimsOnStart: runtime.postgreSQLStore == nil),
+            configuration: OutboxWorkerConfiguration(
+                releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
             logger: logger)
         outbox.start()
         defer {

@@ -212,7 +212,7 @@ final class BeamsInstancesMigrationTests: StoreTestCase {
             INSERT INTO beams_interests (client_id, interest) VALUES ('c1', 'a'), ('c1', 'b'), ('c2', 'a');
             """)
         let applied = try Migrator.migrate(database: database, directory: Self.sqlDirectory)
-        XCTAssertEqual(applied, ["0004_beams_instances.sql"])
+        XCTAssertEqual(applied.first, "0004_beams_instances.sql")
 
         let instances = try database.withStatement(
             "SELECT app_key, platform, app_id FROM beams_instances ORDER BY app_key"

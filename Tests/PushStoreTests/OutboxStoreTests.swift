@@ -102,8 +102,51 @@ final class OutboxStoreTests: OutboxTestCase {
         let ids = try makeDevices(store, count: 3)
         _ = try store.enqueue(Outbox.message, deviceIDs: ids)
         _ = try store.claimDue(limit: 2, now: Outbox.storeNow, lease: 600_000)
-        XCTAssertEqual(try store.releaseClaims(), 2)
+        XCTAssertEqual(try store.releaseClaims(heldBy: nil), 2)
         XCTAssertEqual(try store.claimDue(limit: 10, now: Outbox.storeNow, lease: 600_000).count, 3)
+    }
+
+    /// Every claim records its node: operators see who holds what, and a node starting again
+    /// takes back its own rows at once while another live node's stay with it.
+    func testAClaimRecordsItsNodeAndANodeReleasesOnlyItsOwn() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 4)
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        let now = Outbox.storeNow
+        XCTAssertEqual(try store.claimDue(limit: 2, now: now, lease: 600_000, node: "node-a").count, 2)
+        XCTAssertEqual(try store.claimDue(limit: 1, now: now, lease: 30_000, node: "node-b").count, 1)
+        XCTAssertEqual(
+            try store.claims(),
+            [
+                OutboxClaim(node: "node-a", rows: 2, leasedUntil: now + 600_000),
+                OutboxClaim(node: "node-b", rows: 1, leasedUntil: now + 30_000),
+            ])
+
+        XCTAssertEqual(try store.releaseClaims(heldBy: "node-c"), 0, "a node holding nothing takes nothing")
+        XCTAssertEqual(try store.releaseClaims(heldBy: "node-a"), 2)
+        XCTAssertEqual(try store.claims(), [OutboxClaim(node: "node-b", rows: 1, leasedUntil: now + 30_000)])
+        let taken = try store.claimDue(limit: 10, now: now, lease: 600_000, node: "node-c")
+        XCTAssertEqual(taken.map(\.notification.deviceID), [ids[0], ids[1], ids[3]], "node-b's row is skipped")
+
+        // node-b dies: its row is anyone's once the lease runs out.
+        let again = try store.claimDue(limit: 10, now: now + 30_000, lease: 30_000, node: "node-a")
+        XCTAssertEqual(again.map(\.notification.deviceID), [ids[2]])
+        XCTAssertEqual(again.map(\.attempts), [2])
+        XCTAssertEqual(
+            try store.claims(),
+            [
+                OutboxClaim(node: "node-a", rows: 1, leasedUntil: now + 60_000),
+                OutboxClaim(node: "node-c", rows: 3, leasedUntil: now + 600_000),
+            ])
+
+        // Completing a row ends its claim, whatever the outcome.
+        try store.complete(
+            [(taken[0], .retry(at: now + 1_000, error: "TooManyRequests")), (taken[1], .dead(error: "BadTopic")),
+             (taken[2], .delivered(id: nil))],
+            now: now)
+        XCTAssertEqual(try store.claims().map(\.node), ["node-a"])
+        XCTAssertEqual(try store.releaseClaims(heldBy: nil), 1, "nil: every node's")
+        XCTAssertEqual(try store.claims(), [])
     }
 
     func testDeliveredRowsAreDeletedLoggedAndTheirPayloadGoesWithTheLast() throws {

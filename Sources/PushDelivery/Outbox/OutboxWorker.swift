@@ -6,7 +6,8 @@ import PushCore
 /// batches, hands each batch to the `Deliverer`, and completes every row's outcome in one
 /// transaction; while nothing is due it sleeps, and publishers wake it with `notify()`.
 /// Delivery is at least once: rows claimed by a worker that dies come back when their lease
-/// runs out (or at once, with `releaseClaimsOnStart`), and are sent again.
+/// runs out (or at once, with `releaseClaimsOnStart`), and are sent again. Every claim is
+/// recorded under the worker's node id, so that several nodes share one outbox.
 public final class OutboxWorker: @unchecked Sendable {
     // @unchecked: `state` and `wakeRequested` are only touched with `condition` locked; the
     // rest is immutable, and `runOnce` runs on one thread at a time (the worker's, or a
@@ -98,7 +99,8 @@ public final class OutboxWorker: @unchecked Sendable {
     /// The next batch of due rows, leased; nil when nothing is due.
     private func claim() throws -> OutboxBatch? {
         let claimed = try store.claimDue(
-            limit: configuration.batchSize, now: clock(), lease: configuration.leaseMilliseconds)
+            limit: configuration.batchSize, now: clock(), lease: configuration.leaseMilliseconds,
+            node: configuration.nodeID)
         return claimed.isEmpty ? nil : OutboxBatch(claimed, maxAttempts: configuration.retry.maxAttempts)
     }
 
@@ -115,7 +117,7 @@ public final class OutboxWorker: @unchecked Sendable {
     /// claims the next and completes the one before, so that the store's work and the
     /// upstream round trips overlap instead of adding up.
     private func run() {
-        if configuration.releaseClaimsOnStart { releaseClaims() }
+        releaseClaims()
         var inFlight: OutboxBatch?
         var lastHousekeeping = clock()
         var workedSinceHousekeeping = false
@@ -171,10 +173,18 @@ public final class OutboxWorker: @unchecked Sendable {
     }
 
     private func releaseClaims() {
+        let node: String?
+        switch configuration.releaseClaimsOnStart {
+        case .none: return
+        case .thisNode: node = configuration.nodeID
+        case .everyNode: node = nil
+        }
         do {
-            let released = try store.releaseClaims()
+            let released = try store.releaseClaims(heldBy: node)
             if released > 0 {
-                logger.notice("outbox: took back rows a previous worker held", metadata: ["rows": "\(released)"])
+                logger.notice(
+                    "outbox: took back rows a previous worker held",
+                    metadata: ["rows": "\(released)", "node": "\(node ?? "any")"])
             }
         } catch {
             logger.error(

@@ -47,7 +47,7 @@ enum OutboxTable {
             LIMIT ?2
             FOR UPDATE SKIP LOCKED),
         claimed AS (
-            UPDATE outbox AS o SET attempts = o.attempts + 1, next_attempt_at = ?3, claimed_until = ?3
+            UPDATE outbox AS o SET attempts = o.attempts + 1, next_attempt_at = ?3, claimed_until = ?3, claimed_by = ?4
             FROM due WHERE o.id = due.id
             RETURNING o.id, o.payload_id, o.attempts - 1 AS attempts, o.device_id, due.next_attempt_at AS due_at)
         SELECT c.id, c.payload_id, c.attempts, c.device_id, d.app_id, d.token, d.sandbox, d.apns_topic
@@ -57,24 +57,35 @@ enum OutboxTable {
     // The lease end doubles as the next due time: a row whose worker dies comes back by
     // itself (see 0002_outbox.sql).
     private static let claimSQL = """
-        UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, claimed_until = ?2 WHERE id = ?1
+        UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, claimed_until = ?2, claimed_by = ?3
+        WHERE id = ?1
         """
     private static let deleteSQL = "DELETE FROM outbox WHERE id = ?"
     private static let payloadsOfDeviceSQL = "SELECT DISTINCT payload_id FROM outbox WHERE device_id = ?"
     private static let rescheduleSQL = """
-        UPDATE outbox SET next_attempt_at = ?2, claimed_until = NULL, last_error = ?3
+        UPDATE outbox SET next_attempt_at = ?2, claimed_until = NULL, claimed_by = NULL, last_error = ?3
         WHERE id = ?1 AND state = 'pending'
         """
     private static let burySQL = """
-        UPDATE outbox SET state = 'dead', claimed_until = NULL, last_error = ?2
+        UPDATE outbox SET state = 'dead', claimed_until = NULL, claimed_by = NULL, last_error = ?2
         WHERE id = ?1 AND state = 'pending'
         """
     private static let nextDueSQL = """
         SELECT next_attempt_at FROM outbox WHERE state = 'pending' ORDER BY next_attempt_at LIMIT 1
         """
     private static let releaseClaimsSQL = """
-        UPDATE outbox SET next_attempt_at = ?1, claimed_until = NULL
+        UPDATE outbox SET next_attempt_at = ?1, claimed_until = NULL, claimed_by = NULL
         WHERE state = 'pending' AND claimed_until IS NOT NULL
+        """
+    private static let releaseNodeClaimsSQL = """
+        UPDATE outbox SET next_attempt_at = ?1, claimed_until = NULL, claimed_by = NULL
+        WHERE state = 'pending' AND claimed_until IS NOT NULL AND claimed_by = ?2
+        """
+    private static let claimsSQL = """
+        SELECT claimed_by, count(*), max(claimed_until) FROM outbox
+        WHERE state = 'pending' AND claimed_until IS NOT NULL
+        GROUP BY claimed_by
+        ORDER BY claimed_by
         """
     private static let pendingCountSQL = "SELECT count(*) FROM outbox WHERE state = 'pending'"
     private static let deadLettersSQL = """
@@ -87,7 +98,7 @@ enum OutboxTable {
         LIMIT ?1
         """
     private static let reviveSQL = """
-        UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?1, claimed_until = NULL
+        UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?1, claimed_until = NULL, claimed_by = NULL
         WHERE state = 'dead'
         """
 
@@ -123,20 +134,21 @@ enum OutboxTable {
 
     /// Up to `limit` pending rows due at `now`, oldest first, each claimed until `until`
     /// (see `claim`); their `attempts` as before this claim.
-    static func claimDue<Connection: SQLConnection>(limit: Int, now: Int64, until: Int64, in database: Connection)
-        throws -> [DueRow]
-    {
+    static func claimDue<Connection: SQLConnection>(
+        limit: Int, now: Int64, until: Int64, node: String, in database: Connection
+    ) throws -> [DueRow] {
         switch Connection.engine {
         case .sqlite:
             // One writer at a time: nothing can claim between the read and the updates.
             let rows = try due(limit: limit, now: now, in: database)
-            for row in rows { try claim(id: row.id, until: until, in: database) }
+            for row in rows { try claim(id: row.id, until: until, node: node, in: database) }
             return rows
         case .postgresql:
             return try database.withStatement(claimDueSQL) { row in
                 try row.bind(now, at: 1)
                 try row.bind(limit, at: 2)
                 try row.bind(until, at: 3)
+                try row.bind(node, at: 4)
                 return try dueRows(row, limit: limit)
             }
         }
@@ -161,11 +173,12 @@ enum OutboxTable {
         return rows
     }
 
-    /// Counts an attempt of row `id` and leases it until `until`.
-    static func claim(id: Int64, until: Int64, in database: some SQLConnection) throws {
+    /// Counts an attempt of row `id` and leases it to `node` until `until`.
+    static func claim(id: Int64, until: Int64, node: String, in database: some SQLConnection) throws {
         try database.withStatement(claimSQL) {
             try $0.bind(id, at: 1)
             try $0.bind(until, at: 2)
+            try $0.bind(node, at: 3)
             try $0.run()
         }
     }
@@ -214,13 +227,25 @@ enum OutboxTable {
         try database.withStatement(nextDueSQL) { try $0.step() ? $0.int64(0) : nil }
     }
 
-    /// Makes every claimed row due at `now`; returns how many.
-    static func releaseClaims(now: Int64, in database: some SQLConnection) throws -> Int {
-        try database.withStatement(releaseClaimsSQL) {
+    /// Makes the claimed rows of `node` (every node's when nil) due at `now`; returns how many.
+    static func releaseClaims(heldBy node: String?, now: Int64, in database: some SQLConnection) throws -> Int {
+        try database.withStatement(node == nil ? releaseClaimsSQL : releaseNodeClaimsSQL) {
             try $0.bind(now, at: 1)
+            if let node { try $0.bind(node, at: 2) }
             try $0.run()
         }
         return database.changes
+    }
+
+    /// Rows in flight per node, in node order (rows claimed before nodes were recorded first).
+    static func claims(in database: some SQLConnection) throws -> [OutboxClaim] {
+        try database.withStatement(claimsSQL) { row in
+            var claims: [OutboxClaim] = []
+            while try row.step() {
+                claims.append(OutboxClaim(node: row.string(0), rows: Int(row.int64(1)), leasedUntil: row.int64(2)))
+            }
+            return claims
+        }
     }
 
     static func pendingCount(in database: some SQLConnection) throws -> Int {

@@ -35,10 +35,10 @@ extension SQLStore {
         return queued
     }
 
-    public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+    public func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
         guard limit > 0 else { return [] }
         return try write { database in
-            let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, in: database)
+            let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, node: node, in: database)
             // A fan-out's rows share one payload: read and decode it once per claim, not per row.
             var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
             var deliveries: [OutboxDelivery] = []
@@ -120,9 +120,13 @@ extension SQLStore {
         try withDatabase { try OutboxTable.nextDueAt(in: $0) }
     }
 
-    public func releaseClaims() throws -> Int {
+    public func releaseClaims(heldBy node: String?) throws -> Int {
         let now = nowMilliseconds
-        return try write { try OutboxTable.releaseClaims(now: now, in: $0) }
+        return try write { try OutboxTable.releaseClaims(heldBy: node, now: now, in: $0) }
+    }
+
+    public func claims() throws -> [OutboxClaim] {
+        try withDatabase { try OutboxTable.claims(in: $0) }
     }
 
     public func pendingCount() throws -> Int {
