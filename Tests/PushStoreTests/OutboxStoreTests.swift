@@ -267,6 +267,67 @@ final class OutboxStoreTests: OutboxTestCase {
         XCTAssertEqual(try store.deliveryLog(limit: 100), [])
     }
 
+    /// A batch completes in one statement per kind of outcome: every row gets its own
+    /// outcome, error text arrives intact (quotes, backslashes, braces, commas, NULL-looking
+    /// words, non-ASCII), and the log keeps the batch's order.
+    func testABatchOfMixedOutcomesCompletesEachRowWithItsOwnText() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 6)
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        let now = Outbox.storeNow
+        let claimed = try store.claimDue(limit: 10, now: now, lease: 30_000, node: "node-a")
+        let awkward = #"He said "no", then \ {a,b} NULL ; 'x' — ünïcode"#
+        try store.complete(
+            [
+                (claimed[0], .retry(at: now + 5_000, error: awkward)),
+                (claimed[1], .delivered(id: "apns-\"1\"")),
+                (claimed[2], .dead(error: "rejected (400): {BadTopic}")),
+                (claimed[3], .retry(at: now + 7_000, error: "NULL")),
+                (claimed[4], .delivered(id: nil)),
+                (claimed[5], .dead(error: "")),
+            ],
+            now: now + 1)
+
+        XCTAssertEqual(try lastError(claimed[0].id), awkward)
+        XCTAssertEqual(try lastError(claimed[3].id), "NULL", "the word, not SQL NULL")
+        XCTAssertEqual(
+            try store.deadLetters(limit: 10).map(\.lastError), ["rejected (400): {BadTopic}", ""])
+        XCTAssertEqual(try store.pendingCount(), 2)
+        XCTAssertEqual(try store.claims(), [], "no row left leased")
+        let log = try store.deliveryLog(limit: 10).reversed().map { [$0.kind.rawValue, $0.detail ?? "nil"] }
+        XCTAssertEqual(
+            log,
+            [
+                ["retry", awkward], ["delivered", "apns-\"1\""], ["dead", "rejected (400): {BadTopic}"],
+                ["retry", "NULL"], ["delivered", "nil"], ["dead", ""],
+            ])
+        let outcomes = try store.devices().filter { ids.contains($0.id) }.sorted { $0.id < $1.id }.map(\.lastOutcome)
+        XCTAssertEqual(
+            outcomes,
+            [
+                "not delivered, retrying: \(awkward)", "delivered", "given up: rejected (400): {BadTopic}",
+                "not delivered, retrying: NULL", "delivered", "given up: ",
+            ])
+    }
+
+    /// Big batches: 12,000 rows completed in one call, and the log trimmed in several
+    /// transactions to the newest ten.
+    func testAnOversizedBatchCompletesAndTheLogIsTrimmedInBatches() throws {
+        let store = try makeStore()
+        let total = 12_000
+        let ids = try makeManyDevices(count: total)
+        XCTAssertEqual(try store.enqueue(Outbox.message, deviceIDs: ids), total)
+        let claimed = try store.claimDue(limit: total, now: Outbox.storeNow, lease: 30_000, node: "node-a")
+        XCTAssertEqual(claimed.count, total)
+        try store.complete(claimed.map { ($0, .delivered(id: "id-\($0.id)")) }, now: Outbox.storeNow)
+        XCTAssertEqual(try store.pendingCount(), 0)
+        XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 0, "the payload went with the last row")
+        XCTAssertEqual(try count("delivery_log", in: try openDatabase()), Int64(total))
+
+        XCTAssertEqual(try store.trimDeliveryLog(keeping: 10), total - 10)
+        XCTAssertEqual(try store.deliveryLog(limit: 100).map(\.detail), claimed.suffix(10).reversed().map { "id-\($0.id)" })
+    }
+
     /// The fan-out benchmark's store half: 100,000 devices enqueued in one transaction, then
     /// claimed and completed in batches of 1,000. Times are printed, not asserted (shared CI).
     func testEnqueueClaimAndCompleteOneHundredThousandRows() throws {
