@@ -90,13 +90,25 @@ struct ServeCommand: ParsableCommand {
         // their lease runs out.
         let nodeID = configuration.effectiveNodeID
         logger.info("outbox node id \(nodeID)")
+        // On PostgreSQL a publish on any node wakes this worker (LISTEN/NOTIFY); polling every
+        // second is the fallback while the listening connection is down.
         let outbox = OutboxWorker(
             store: deliveryStore, deliverer: delivery.router,
             configuration: OutboxWorkerConfiguration(
+                idlePollMilliseconds: runtime.postgreSQLStore == nil ? 5_000 : 1_000,
                 releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
             logger: logger)
         outbox.start()
+        let wakeListener = runtime.postgreSQLStore.map { store in
+            OutboxWakeListener(
+                configuration: store.pool.configuration, onWake: { outbox.notify() },
+                onError: { error in
+                    logger.warning("outbox: not listening for other nodes' publishes, polling every second: \(error)")
+                })
+        }
+        wakeListener?.start()
         defer {
+            wakeListener?.stop()
             outbox.stop()
             delivery.shutdown()
             events.drain()

@@ -115,6 +115,11 @@ enum OutboxTable {
         GROUP BY claimed_by
         ORDER BY claimed_by
         """
+    // Wakes the drainers of every node (OutboxWakeListener). NOTIFY is transactional: it goes
+    // out when the publishing transaction commits, never for one that rolls back, and equal
+    // notifications of one transaction are sent once. The payload names the schema, so that
+    // stores in other schemas of the database (tests) ignore it.
+    private static let announceSQL = "SELECT pg_notify('\(OutboxWakeListener.channel)', current_schema())"
     private static let pendingCountSQL = "SELECT count(*) FROM outbox WHERE state = 'pending'"
     private static let deadLettersSQL = """
         SELECT o.id, p.source, o.device_id, d.app_id, d.token, o.attempts, o.last_error, o.created_at
@@ -328,6 +333,13 @@ enum OutboxTable {
             }
             return claims
         }
+    }
+
+    /// On PostgreSQL, tells every node's listener that rows were queued; nothing on SQLite,
+    /// whose one process wakes its worker directly.
+    static func announce<Connection: SQLConnection>(in database: Connection) throws {
+        guard Connection.engine == .postgresql else { return }
+        try database.withStatement(announceSQL) { try $0.run() }
     }
 
     static func pendingCount(in database: some SQLConnection) throws -> Int {

@@ -31,7 +31,11 @@ extension SQLStore {
     ) throws -> Int {
         let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
         let queued = try queueRows(payloadID)
-        if queued == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
+        if queued == 0 {
+            try OutboxPayloadTable.delete(id: payloadID, in: database)
+        } else {
+            try OutboxTable.announce(in: database)
+        }
         return queued
     }
 
@@ -168,7 +172,11 @@ extension SQLStore {
 
     public func retryDeadLetters() throws -> Int {
         let now = nowMilliseconds
-        return try write { try OutboxTable.reviveDeadLetters(now: now, in: $0) }
+        return try write { database in
+            let revived = try OutboxTable.reviveDeadLetters(now: now, in: database)
+            if revived > 0 { try OutboxTable.announce(in: database) }
+            return revived
+        }
     }
 
     public func deliveryLog(limit: Int) throws -> [DeliveryLogEntry] {
