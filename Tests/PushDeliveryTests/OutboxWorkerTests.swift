@@ -231,6 +231,31 @@ final class OutboxWorkerTests: XCTestCase {
         XCTAssertEqual(try store.pendingCount(), 2)
     }
 
+    /// Pushes given up reach the log at warning once per episode, not once per push: the
+    /// first dead letter, and the first batch delivered without one.
+    func testDeadLettersAreLoggedOncePerEpisode() throws {
+        let (logger, log) = RecordingLogHandler.logger()
+        let devices = store.addDevices(3)
+        for device in devices { deliverer.script(device, [.rejected(status: 400, reason: "BadTopic")]) }
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = OutboxWorker(
+            store: store, deliverer: deliverer, clock: { [clock] in clock!.now }, logger: logger)
+        XCTAssertEqual(try worker.runOnce(), 3)
+        let warnings = { log.all.filter { $0.level >= .warning } }
+        XCTAssertEqual(
+            warnings().map(\.message),
+            [
+                "outbox pushes given up as dead letters: the outbox: rejected (400): BadTopic (app com.example.app) (logged once until it recovers)"
+            ])
+        XCTAssertEqual(warnings().first?.metadata["app"], "com.example.app")
+
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(2))
+        XCTAssertEqual(try worker.runOnce(), 2)
+        XCTAssertEqual(
+            warnings().last?.message, "outbox pushes given up as dead letters: the outbox recovered after 3 failure(s)")
+        XCTAssertEqual(warnings().count, 2)
+    }
+
     func testStopLetsTheBatchInHandFinish() throws {
         clock.followsRealTime = true
         deliverer.delay = 0.3

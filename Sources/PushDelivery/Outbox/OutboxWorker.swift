@@ -17,6 +17,9 @@ public final class OutboxWorker: @unchecked Sendable {
     private let configuration: OutboxWorkerConfiguration
     private let clock: @Sendable () -> Int64
     private let logger: Logger
+    /// Pushes given up, logged once per episode: the first dead letter, and the first batch
+    /// delivered without one.
+    private let deadLetters: TroubleEpisode
 
     private let condition = NSCondition()
     private var state = State.notStarted
@@ -42,6 +45,7 @@ public final class OutboxWorker: @unchecked Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        deadLetters = TroubleEpisode("outbox pushes given up as dead letters", logger: logger)
     }
 
     /// Unix milliseconds by the system's wall clock.
@@ -239,19 +243,28 @@ public final class OutboxWorker: @unchecked Sendable {
     /// about, with the token shortened.
     private func report(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)]) {
         var counts = (delivered: 0, retried: 0, dead: 0, deadTokens: 0)
+        var firstDead: (delivery: OutboxDelivery, error: String)?
         for (delivery, outcome) in outcomes {
             switch outcome {
             case .delivered: counts.delivered += 1
             case .retry: counts.retried += 1
             case .dead(let error):
                 counts.dead += 1
-                logger.notice("outbox push dead-lettered", metadata: metadata(delivery, ["error": "\(error)"]))
+                if firstDead == nil { firstDead = (delivery, error) }
+                logger.info("outbox push dead-lettered", metadata: metadata(delivery, ["error": "\(error)"]))
             case .deadToken(let reason, _):
                 counts.deadTokens += 1
                 logger.info(
                     "outbox: dead token, device pruned unless re-registered since",
                     metadata: metadata(delivery, ["reason": "\(reason)"]))
             }
+        }
+        if let firstDead {
+            deadLetters.failed(
+                "the outbox", reason: "\(firstDead.error) (app \(firstDead.delivery.notification.appID))",
+                count: counts.dead, metadata: metadata(firstDead.delivery, [:]))
+        } else if counts.delivered > 0 {
+            deadLetters.succeeded("the outbox")
         }
         logger.debug(
             "outbox batch",
