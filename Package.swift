@@ -93,7 +93,10 @@ let package = Package(
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting", "MockUpstream"]),
-        .testTarget(name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream"]),
+        // PushStore: the tests of several nodes sharing one database (outbox, provider tokens).
+        .testTarget(
+            name: "PushDeliveryTests",
+            dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream", "PushStore"]),
         .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
         .testTarget(name: "DoctorTests", dependencies: ["App", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),

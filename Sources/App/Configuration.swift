@@ -53,6 +53,9 @@ public struct Configuration: Sendable {
     public var cospaceFCMApp: String? = nil
     public var bridgeAPNsApp: String? = nil
     public var bridgeFCMApp: String? = nil
+    /// The id this node's outbox claims are recorded under (`PUSHGATE_NODE_ID`); nil: see
+    /// `effectiveNodeID`.
+    public var nodeID: String? = nil
 
     public init() {}
 
@@ -129,6 +132,7 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),
         .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
+        .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),
     ]
 
     /// Keys earlier versions read, with why they are gone: a configuration an upgrade left

@@ -8,7 +8,7 @@ struct OutboxCommand: ParsableCommand {
         subcommands: [Status.self, Dead.self, Retry.self, Log.self], defaultSubcommand: Status.self)
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "How many pushes wait, and how many are dead letters.")
+        static let configuration = CommandConfiguration(abstract: "How many pushes wait, how many are dead letters, and which node holds which.")
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
@@ -17,6 +17,20 @@ struct OutboxCommand: ParsableCommand {
             let shown = 10_000
             let dead = try store.deadLetters(limit: shown).count
             print("dead letters: \(dead == shown ? "\(shown) or more" : String(dead))")
+            // Which node holds what: a node that died shows a lease in the past until another
+            // node claims its rows again.
+            let claims = try store.claims()
+            guard !claims.isEmpty else { return }
+            let now = Date()
+            var rows = [["NODE", "IN FLIGHT", "LEASED UNTIL"]]
+            for claim in claims {
+                let until = Date(timeIntervalSince1970: Double(claim.leasedUntil) / 1000)
+                rows.append([
+                    claim.node ?? "-", String(claim.rows),
+                    until.formatted(.iso8601) + (until < now ? " (ran out)" : ""),
+                ])
+            }
+            print(TextTable.render(rows))
         }
     }
 

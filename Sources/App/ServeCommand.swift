@@ -90,18 +90,32 @@ struct ServeCommand: ParsableCommand {
             providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger)
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
-        // On PostgreSQL several nodes may deliver from one outbox: a starting worker must not
-        // take back claims that may be another live node's; a dead node's rows come back when
+        // On PostgreSQL several nodes may deliver from one outbox: a starting worker takes back
+        // only its own node's claims, never a live node's; a dead node's rows come back when
         // their lease runs out.
+        let nodeID = configuration.effectiveNodeID
+        logger.info("outbox node id \(nodeID)")
+        // On PostgreSQL a publish on any node wakes this worker (LISTEN/NOTIFY); polling every
+        // second is the fallback while the listening connection is down.
         let outbox = OutboxWorker(
             store: CountingOutboxStore(deliveryStore, catalog: deliveryStore, metrics: metrics.delivery),
             deliverer: delivery.router,
             configuration: OutboxWorkerConfiguration(
                 leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
-                releaseClaimsOnStart: runtime.postgreSQLStore == nil),
+                idlePollMilliseconds: runtime.postgreSQLStore == nil ? 5_000 : 1_000,
+                releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
             logger: logger)
         outbox.start()
+        let wakeListener = runtime.postgreSQLStore.map { store in
+            OutboxWakeListener(
+                configuration: store.pool.configuration, onWake: { outbox.notify() },
+                onError: { error in
+                    logger.warning("outbox: not listening for other nodes' publishes, polling every second: \(error)")
+                })
+        }
+        wakeListener?.start()
         defer {
+            wakeListener?.stop()
             outbox.stop()
             delivery.shutdown()
             events.drain()

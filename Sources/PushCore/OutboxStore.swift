@@ -108,16 +108,35 @@ public struct DeliveryLogEntry: Sendable, Equatable {
     }
 }
 
+/// Rows one node holds leased, for operators: which node is delivering what.
+public struct OutboxClaim: Sendable, Equatable {
+    /// The node that claimed them (`PUSHGATE_NODE_ID`); nil for rows claimed before nodes
+    /// were recorded.
+    public var node: String?
+    public var rows: Int
+    /// When the last of their leases ends (unix ms); in the past, the node stopped
+    /// completing them (it died) and any node may claim them again.
+    public var leasedUntil: Int64
+
+    public init(node: String?, rows: Int, leasedUntil: Int64) {
+        self.node = node
+        self.rows = rows
+        self.leasedUntil = leasedUntil
+    }
+}
+
 /// The durable outbox: publishers enqueue a fan-out in one transaction, one worker per
-/// process claims due rows, delivers them and completes them. Times are unix milliseconds.
-/// A claim is a lease: rows of a worker that died come back when it runs out.
+/// process (node) claims due rows, delivers them and completes them. Times are unix
+/// milliseconds. A claim is a lease recorded with the claiming node: rows of a worker that
+/// died come back when it runs out, or at once when the same node starts again.
 public protocol OutboxStore: Sendable {
     /// In one transaction: stores `message` once and one row per device, due now. Devices
     /// that no longer exist are skipped; returns the rows enqueued (0 stores nothing).
     func enqueue(_ message: OutboxMessage, deviceIDs: [Int64]) throws -> Int
     /// In one transaction: up to `limit` pending rows due at `now`, oldest first, each leased
-    /// until `now + lease` and its attempt counted.
-    func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery]
+    /// to `node` until `now + lease` and its attempt counted. Rows another node holds are
+    /// skipped, not waited for; rows whose lease ran out are anyone's.
+    func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery]
     /// In one transaction: acts on each claimed row's outcome and logs it. A row no longer
     /// there (its device was deleted meanwhile) is skipped. Takes the claimed deliveries back,
     /// not only their ids: the log and the tidying need their device and publish, which the
@@ -125,9 +144,12 @@ public protocol OutboxStore: Sendable {
     func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws
     /// When the next pending row is due (maybe in the past), nil when none is pending.
     func nextDueAt() throws -> Int64?
-    /// Makes every claimed row due now: for a worker starting in the only process that
-    /// delivers from this database, whose predecessor died holding claims. Returns how many.
-    func releaseClaims() throws -> Int
+    /// Makes the claimed rows of `node` due now, or every node's claims when `node` is nil:
+    /// for a worker starting where its predecessor (the same node) died holding claims, or in
+    /// the only process that delivers from this database. Returns how many.
+    func releaseClaims(heldBy node: String?) throws -> Int
+    /// Rows in flight, per node holding them.
+    func claims() throws -> [OutboxClaim]
     /// Pending rows, in flight or not.
     func pendingCount() throws -> Int
     /// The oldest dead letters first.
@@ -140,4 +162,11 @@ public protocol OutboxStore: Sendable {
     func trimDeliveryLog(keeping: Int) throws -> Int
     /// Deletes payloads no row refers to any more (their devices were deleted); returns how many.
     func deleteUnusedPayloads() throws -> Int
+}
+
+extension OutboxStore {
+    /// A claim by a caller that is the only one delivering (a one-off drain, a test).
+    public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+        try claimDue(limit: limit, now: now, lease: lease, node: "local")
+    }
 }

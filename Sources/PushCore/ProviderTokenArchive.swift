@@ -17,9 +17,16 @@ public struct ArchivedProviderToken: Sendable, Equatable {
     }
 }
 
-/// Where the provider-token cache keeps its tokens across restarts.
+/// Where the provider-token cache keeps its tokens across restarts, and shares them between
+/// the nodes of one database: every node uses the token the archive holds for a key.
 public protocol ProviderTokenArchive: Sendable {
     func archivedProviderToken(teamID: String, keyID: String) throws -> ArchivedProviderToken?
-    /// Replaces the key's token.
+    /// Replaces the key's token, whatever it was.
     func archiveProviderToken(_ token: ArchivedProviderToken) throws
+    /// Replaces the key's token with `token` only if the archive still holds `expected` (what
+    /// the caller read before renewing; nil: no token): of several nodes renewing one key at
+    /// once, the first wins. Returns the key's token afterwards: `token`, or the winner's,
+    /// which the caller then uses instead of its own.
+    func replaceProviderToken(_ token: ArchivedProviderToken, expecting expected: ArchivedProviderToken?) throws
+        -> ArchivedProviderToken
 }

@@ -60,10 +60,11 @@ final class CospaceMemoryStore: CospaceUserStore, OutboxStore, @unchecked Sendab
         enqueued.append((message, deviceIDs))
         return deviceIDs.count
     }
-    func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] { [] }
+    func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] { [] }
     func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {}
     func nextDueAt() throws -> Int64? { nil }
-    func releaseClaims() throws -> Int { 0 }
+    func releaseClaims(heldBy node: String?) throws -> Int { 0 }
+    func claims() throws -> [OutboxClaim] { [] }
     func pendingCount() throws -> Int { enqueued.count }
     func deadLetters(limit: Int) throws -> [OutboxDeadLetter] { [] }
     func retryDeadLetters() throws -> Int { 0 }

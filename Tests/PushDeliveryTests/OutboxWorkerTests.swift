@@ -25,11 +25,11 @@ final class OutboxWorkerTests: XCTestCase {
     /// Jitter at its ceiling, so that retry times are known: 1 s, 2 s, 4 s, …
     private func makeWorker(
         batchSize: Int = 1_000, maxAttempts: Int = 10, lease: Int64 = 30_000, idlePoll: Int64 = 5_000,
-        releaseClaimsOnStart: Bool = true
+        releaseClaimsOnStart: OutboxWorkerConfiguration.ClaimRelease = .everyNode, node: String = "node-a"
     ) -> OutboxWorker {
         let configuration = OutboxWorkerConfiguration(
             batchSize: batchSize, leaseMilliseconds: lease, idlePollMilliseconds: idlePoll,
-            releaseClaimsOnStart: releaseClaimsOnStart,
+            releaseClaimsOnStart: releaseClaimsOnStart, nodeID: node,
             retry: RetryPolicy(maxAttempts: maxAttempts, random: { $0.upperBound }))
         return OutboxWorker(
             store: store, deliverer: deliverer, configuration: configuration, clock: { [clock] in clock!.now },
@@ -214,6 +214,48 @@ final class OutboxWorkerTests: XCTestCase {
         XCTAssertTrue(waitUntil { (try? self.store.pendingCount()) == 0 }, "not an hour later")
     }
 
+    /// Several nodes share the outbox: a node starting again takes back the rows its
+    /// predecessor under the same id died holding, and leaves a live node's alone.
+    func testStartingTakesBackOnlyThisNodesClaims() throws {
+        clock.followsRealTime = true
+        let devices = store.addDevices(4)
+        _ = try store.enqueue(message, deviceIDs: devices)
+        _ = try store.claimDue(limit: 2, now: clock.now, lease: 3_600_000, node: "node-a")
+        _ = try store.claimDue(limit: 2, now: clock.now, lease: 3_600_000, node: "node-b")
+        let worker = makeWorker(releaseClaimsOnStart: .thisNode, node: "node-a")
+        worker.start()
+        XCTAssertTrue(waitUntil { self.deliverer.batches.joined().count == 2 }, "node-a's rows, not an hour later")
+        worker.stop()
+        XCTAssertEqual(Set(deliverer.batches.joined().compactMap(\.deviceID)), Set(devices[0..<2]))
+        XCTAssertEqual(try store.claims().map(\.node), ["node-b"], "the live node keeps its rows")
+        XCTAssertEqual(try store.pendingCount(), 2)
+    }
+
+    /// Pushes given up reach the log at warning once per episode, not once per push: the
+    /// first dead letter, and the first batch delivered without one.
+    func testDeadLettersAreLoggedOncePerEpisode() throws {
+        let (logger, log) = RecordingLogHandler.logger()
+        let devices = store.addDevices(3)
+        for device in devices { deliverer.script(device, [.rejected(status: 400, reason: "BadTopic")]) }
+        _ = try store.enqueue(message, deviceIDs: devices)
+        let worker = OutboxWorker(
+            store: store, deliverer: deliverer, clock: { [clock] in clock!.now }, logger: logger)
+        XCTAssertEqual(try worker.runOnce(), 3)
+        let warnings = { log.all.filter { $0.level >= .warning } }
+        XCTAssertEqual(
+            warnings().map(\.message),
+            [
+                "outbox pushes given up as dead letters: the outbox: rejected (400): BadTopic (app com.example.app) (logged once until it recovers)"
+            ])
+        XCTAssertEqual(warnings().first?.metadata["app"], "com.example.app")
+
+        _ = try store.enqueue(message, deviceIDs: store.addDevices(2))
+        XCTAssertEqual(try worker.runOnce(), 2)
+        XCTAssertEqual(
+            warnings().last?.message, "outbox pushes given up as dead letters: the outbox recovered after 3 failure(s)")
+        XCTAssertEqual(warnings().count, 2)
+    }
+
     func testStopLetsTheBatchInHandFinish() throws {
         clock.followsRealTime = true
         deliverer.delay = 0.3
@@ -348,7 +390,7 @@ final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
         var dead = false
         var attempts = 0
         var nextAttemptAt: Int64
-        var claimed = false
+        var claimedBy: String?
         var lastError: String?
         var createdAt: Int64
     }
@@ -399,7 +441,7 @@ final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
         }
     }
 
-    func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+    func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
         lock.withLock {
             let due = rows.indices.filter { !rows[$0].dead && rows[$0].nextAttemptAt <= now }
                 .sorted { (rows[$0].nextAttemptAt, rows[$0].id) < (rows[$1].nextAttemptAt, rows[$1].id) }
@@ -407,7 +449,7 @@ final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
             return due.map { index in
                 rows[index].attempts += 1
                 rows[index].nextAttemptAt = now + lease
-                rows[index].claimed = true
+                rows[index].claimedBy = node
                 let row = rows[index]
                 let device = deviceTable[row.deviceID]!
                 return OutboxDelivery(
@@ -434,12 +476,12 @@ final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
                     kind = .delivered
                 case .retry(let at, let error):
                     rows[index].nextAttemptAt = at
-                    rows[index].claimed = false
+                    rows[index].claimedBy = nil
                     rows[index].lastError = error
                     kind = .retry
                 case .dead(let error):
                     rows[index].dead = true
-                    rows[index].claimed = false
+                    rows[index].claimedBy = nil
                     rows[index].lastError = error
                     kind = .dead
                 case .deadToken(_, let since):
@@ -465,12 +507,21 @@ final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
         lock.withLock { rows.filter { !$0.dead }.map(\.nextAttemptAt).min() }
     }
 
-    func releaseClaims() throws -> Int {
+    func claims() throws -> [OutboxClaim] {
+        lock.withLock {
+            Dictionary(grouping: rows.filter { $0.claimedBy != nil && !$0.dead }, by: \.claimedBy)
+                .map { OutboxClaim(node: $0.key, rows: $0.value.count, leasedUntil: $0.value.map(\.nextAttemptAt).max()!) }
+                .sorted { ($0.node ?? "") < ($1.node ?? "") }
+        }
+    }
+
+    func releaseClaims(heldBy node: String?) throws -> Int {
         lock.withLock {
             let now = clock.now
             var count = 0
-            for index in rows.indices where rows[index].claimed && !rows[index].dead {
-                rows[index].claimed = false
+            for index in rows.indices
+            where rows[index].claimedBy != nil && !rows[index].dead && (node == nil || rows[index].claimedBy == node) {
+                rows[index].claimedBy = nil
                 rows[index].nextAttemptAt = now
                 count += 1
             }

@@ -93,6 +93,22 @@ final class ProviderTokenArchiveTests: XCTestCase {
                 saves += 1
             }
         }
+        func replaceProviderToken(_ token: ArchivedProviderToken, expecting expected: ArchivedProviderToken?) throws
+            -> ArchivedProviderToken
+        {
+            lock.withLock {
+                let name = token.teamID + "/" + token.keyID
+                guard let current = kept[name] else {
+                    kept[name] = token
+                    saves += 1
+                    return token
+                }
+                guard current.token == expected?.token else { return current }
+                kept[name] = token
+                saves += 1
+                return token
+            }
+        }
     }
 
     private let clock = ManualClock()

@@ -102,8 +102,51 @@ final class OutboxStoreTests: OutboxTestCase {
         let ids = try makeDevices(store, count: 3)
         _ = try store.enqueue(Outbox.message, deviceIDs: ids)
         _ = try store.claimDue(limit: 2, now: Outbox.storeNow, lease: 600_000)
-        XCTAssertEqual(try store.releaseClaims(), 2)
+        XCTAssertEqual(try store.releaseClaims(heldBy: nil), 2)
         XCTAssertEqual(try store.claimDue(limit: 10, now: Outbox.storeNow, lease: 600_000).count, 3)
+    }
+
+    /// Every claim records its node: operators see who holds what, and a node starting again
+    /// takes back its own rows at once while another live node's stay with it.
+    func testAClaimRecordsItsNodeAndANodeReleasesOnlyItsOwn() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 4)
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        let now = Outbox.storeNow
+        XCTAssertEqual(try store.claimDue(limit: 2, now: now, lease: 600_000, node: "node-a").count, 2)
+        XCTAssertEqual(try store.claimDue(limit: 1, now: now, lease: 30_000, node: "node-b").count, 1)
+        XCTAssertEqual(
+            try store.claims(),
+            [
+                OutboxClaim(node: "node-a", rows: 2, leasedUntil: now + 600_000),
+                OutboxClaim(node: "node-b", rows: 1, leasedUntil: now + 30_000),
+            ])
+
+        XCTAssertEqual(try store.releaseClaims(heldBy: "node-c"), 0, "a node holding nothing takes nothing")
+        XCTAssertEqual(try store.releaseClaims(heldBy: "node-a"), 2)
+        XCTAssertEqual(try store.claims(), [OutboxClaim(node: "node-b", rows: 1, leasedUntil: now + 30_000)])
+        let taken = try store.claimDue(limit: 10, now: now, lease: 600_000, node: "node-c")
+        XCTAssertEqual(taken.map(\.notification.deviceID), [ids[0], ids[1], ids[3]], "node-b's row is skipped")
+
+        // node-b dies: its row is anyone's once the lease runs out.
+        let again = try store.claimDue(limit: 10, now: now + 30_000, lease: 30_000, node: "node-a")
+        XCTAssertEqual(again.map(\.notification.deviceID), [ids[2]])
+        XCTAssertEqual(again.map(\.attempts), [2])
+        XCTAssertEqual(
+            try store.claims(),
+            [
+                OutboxClaim(node: "node-a", rows: 1, leasedUntil: now + 60_000),
+                OutboxClaim(node: "node-c", rows: 3, leasedUntil: now + 600_000),
+            ])
+
+        // Completing a row ends its claim, whatever the outcome.
+        try store.complete(
+            [(taken[0], .retry(at: now + 1_000, error: "TooManyRequests")), (taken[1], .dead(error: "BadTopic")),
+             (taken[2], .delivered(id: nil))],
+            now: now)
+        XCTAssertEqual(try store.claims().map(\.node), ["node-a"])
+        XCTAssertEqual(try store.releaseClaims(heldBy: nil), 1, "nil: every node's")
+        XCTAssertEqual(try store.claims(), [])
     }
 
     func testDeliveredRowsAreDeletedLoggedAndTheirPayloadGoesWithTheLast() throws {
@@ -222,6 +265,67 @@ final class OutboxStoreTests: OutboxTestCase {
         XCTAssertEqual(log.map(\.detail), (15..<25).reversed().map { "id-\($0)" }, "the newest ten, newest first")
         XCTAssertEqual(try store.trimDeliveryLog(keeping: 0), 10)
         XCTAssertEqual(try store.deliveryLog(limit: 100), [])
+    }
+
+    /// A batch completes in one statement per kind of outcome: every row gets its own
+    /// outcome, error text arrives intact (quotes, backslashes, braces, commas, NULL-looking
+    /// words, non-ASCII), and the log keeps the batch's order.
+    func testABatchOfMixedOutcomesCompletesEachRowWithItsOwnText() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 6)
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        let now = Outbox.storeNow
+        let claimed = try store.claimDue(limit: 10, now: now, lease: 30_000, node: "node-a")
+        let awkward = #"He said "no", then \ {a,b} NULL ; 'x' — ünïcode"#
+        try store.complete(
+            [
+                (claimed[0], .retry(at: now + 5_000, error: awkward)),
+                (claimed[1], .delivered(id: "apns-\"1\"")),
+                (claimed[2], .dead(error: "rejected (400): {BadTopic}")),
+                (claimed[3], .retry(at: now + 7_000, error: "NULL")),
+                (claimed[4], .delivered(id: nil)),
+                (claimed[5], .dead(error: "")),
+            ],
+            now: now + 1)
+
+        XCTAssertEqual(try lastError(claimed[0].id), awkward)
+        XCTAssertEqual(try lastError(claimed[3].id), "NULL", "the word, not SQL NULL")
+        XCTAssertEqual(
+            try store.deadLetters(limit: 10).map(\.lastError), ["rejected (400): {BadTopic}", ""])
+        XCTAssertEqual(try store.pendingCount(), 2)
+        XCTAssertEqual(try store.claims(), [], "no row left leased")
+        let log = try store.deliveryLog(limit: 10).reversed().map { [$0.kind.rawValue, $0.detail ?? "nil"] }
+        XCTAssertEqual(
+            log,
+            [
+                ["retry", awkward], ["delivered", "apns-\"1\""], ["dead", "rejected (400): {BadTopic}"],
+                ["retry", "NULL"], ["delivered", "nil"], ["dead", ""],
+            ])
+        let outcomes = try store.devices().filter { ids.contains($0.id) }.sorted { $0.id < $1.id }.map(\.lastOutcome)
+        XCTAssertEqual(
+            outcomes,
+            [
+                "not delivered, retrying: \(awkward)", "delivered", "given up: rejected (400): {BadTopic}",
+                "not delivered, retrying: NULL", "delivered", "given up: ",
+            ])
+    }
+
+    /// Big batches: 12,000 rows completed in one call, and the log trimmed in several
+    /// transactions to the newest ten.
+    func testAnOversizedBatchCompletesAndTheLogIsTrimmedInBatches() throws {
+        let store = try makeStore()
+        let total = 12_000
+        let ids = try makeManyDevices(count: total)
+        XCTAssertEqual(try store.enqueue(Outbox.message, deviceIDs: ids), total)
+        let claimed = try store.claimDue(limit: total, now: Outbox.storeNow, lease: 30_000, node: "node-a")
+        XCTAssertEqual(claimed.count, total)
+        try store.complete(claimed.map { ($0, .delivered(id: "id-\($0.id)")) }, now: Outbox.storeNow)
+        XCTAssertEqual(try store.pendingCount(), 0)
+        XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 0, "the payload went with the last row")
+        XCTAssertEqual(try count("delivery_log", in: try openDatabase()), Int64(total))
+
+        XCTAssertEqual(try store.trimDeliveryLog(keeping: 10), total - 10)
+        XCTAssertEqual(try store.deliveryLog(limit: 100).map(\.detail), claimed.suffix(10).reversed().map { "id-\($0.id)" })
     }
 
     /// The fan-out benchmark's store half: 100,000 devices enqueued in one transaction, then

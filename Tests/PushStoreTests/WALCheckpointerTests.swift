@@ -22,11 +22,14 @@ final class WALCheckpointerTests: StoreTestCase {
         XCTAssertGreaterThan(wal.checkpointSequence, 0, "the WAL never started over")
     }
 
-    /// The same load with a threshold it never reaches: the WAL keeps every frame. What the
-    /// test above measures is the writer's pass, not the load leaving gaps.
+    /// The same load with a threshold it never reaches: the WAL never starts over. What the
+    /// test above measures is the writer's pass, not the load leaving gaps. (How many bytes
+    /// it grows to is the load's: a busy host makes bigger group commits, which rewrite a
+    /// page once for many rows.)
     func testBelowTheThresholdTheWALGrowsWithTheWrites() throws {
         let wal = try writeSteadily(rows: 20_000, restartFrames: .max)
-        XCTAssertGreaterThan(wal.bytes, 20_000 * 4096)
+        XCTAssertEqual(wal.checkpointSequence, 0, "the WAL started over without the writer's pass")
+        XCTAssertGreaterThan(wal.bytes, 0)
     }
 
     /// `stop` checkpoints once more, so a clean stop leaves the rows in the database file.

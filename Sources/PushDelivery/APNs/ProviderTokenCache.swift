@@ -6,8 +6,9 @@ import PushCrypto
 /// thread and connection. Apple refuses tokens older than an hour and answers
 /// `TooManyProviderTokenUpdates` to keys renewed more often than every 20 minutes, so a token
 /// is reused until `renewAfterSeconds` and only renewed early when APNs says it expired.
-/// With an archive, tokens outlive the process: a restarted responder goes on with the token
-/// its predecessor signed instead of counting as another renewal.
+/// With an archive, tokens outlive the process and are shared: a restarted responder goes on
+/// with the token its predecessor signed instead of counting as another renewal, and the
+/// nodes of one database use one token per key (one renews, the others read it).
 /// (developer.apple.com, "Establishing a token-based connection to APNs".)
 public final class ProviderTokenCache: Sendable {
     /// When tokens are renewed.
@@ -57,68 +58,91 @@ public final class ProviderTokenCache: Sendable {
         self.logger = logger
     }
 
-    /// The current token for `key`, signed now if there is none or it is due for renewal.
-    /// Signing happens under the lock, so concurrent callers never mint two tokens for one key.
+    /// The current token for `key`: the one in use while it is fresh; when it is due (or on
+    /// first use), the archive's, if another node or an earlier run renewed it meanwhile;
+    /// otherwise one signed now and offered to the archive, which keeps the first of several
+    /// nodes' renewals (`renew`). Under the lock, so that concurrent callers of this process
+    /// never mint two tokens for one key; the archive is read and written only when the token
+    /// is due, once per renewal.
     public func token(for key: ProviderKey) throws(CryptoError) -> String {
         let now = clock.now()
-        let (token, signed) = try entries.withLock { (entries) throws(CryptoError) -> (String, Bool) in
+        return try entries.withLock { (entries) throws(CryptoError) -> String in
             let name = KeyName(teamID: key.teamID, keyID: key.keyID)
             let renewalAge = max(policy.renewAfterSeconds, policy.minimumIntervalSeconds)
-            loadArchived(name, key: key, into: &entries)
             if let entry = entries[name], entry.keyPEM == key.pem, now - entry.issuedAt < renewalAge {
-                return (entry.token, false)
+                return entry.token
             }
-            return (try Self.sign(key, now: now, into: &entries[name]), true)
+            let kept = archived(key)
+            if let kept, kept.keyFingerprint == key.fingerprint, now - Int(kept.issuedAt) < renewalAge {
+                entries[name] = Entry(token: kept.token, issuedAt: Int(kept.issuedAt), keyPEM: key.pem)
+                return kept.token
+            }
+            return try renew(key, now: now, replacing: kept, into: &entries[name])
         }
-        if signed { save(token, key: key, issuedAt: now) }
-        return token
     }
 
     /// After APNs refused `rejected` as expired or invalid: a new token, or nil when none should
-    /// be made (the refused token is younger than the floor). When another thread already
-    /// replaced `rejected`, its replacement is returned: one renewal per key, however many
-    /// requests carried the old token.
+    /// be made (the refused token is younger than the floor). When another thread or node
+    /// already replaced `rejected`, its replacement is returned: one renewal per key, however
+    /// many requests carried the old token.
     public func renewedToken(for key: ProviderKey, replacing rejected: String) throws(CryptoError) -> String? {
         let now = clock.now()
-        let (token, signed) = try entries.withLock { (entries) throws(CryptoError) -> (String?, Bool) in
+        return try entries.withLock { (entries) throws(CryptoError) -> String? in
             let name = KeyName(teamID: key.teamID, keyID: key.keyID)
-            loadArchived(name, key: key, into: &entries)
-            if let entry = entries[name], entry.keyPEM == key.pem {
-                if entry.token != rejected { return (entry.token, false) }
-                if now - entry.issuedAt < policy.forcedRenewalFloorSeconds { return (nil, false) }
+            let renewalAge = max(policy.renewAfterSeconds, policy.minimumIntervalSeconds)
+            var current = entries[name].flatMap { $0.keyPEM == key.pem ? $0 : nil }
+            if let current, current.token != rejected { return current.token }
+            let kept = archived(key)
+            if let kept, kept.keyFingerprint == key.fingerprint {
+                if kept.token != rejected, now - Int(kept.issuedAt) < renewalAge {
+                    entries[name] = Entry(token: kept.token, issuedAt: Int(kept.issuedAt), keyPEM: key.pem)
+                    return kept.token
+                }
+                if current == nil, kept.token == rejected {
+                    current = Entry(token: kept.token, issuedAt: Int(kept.issuedAt), keyPEM: key.pem)
+                }
             }
-            return (try Self.sign(key, now: now, into: &entries[name]), true)
+            if let current, now - current.issuedAt < policy.forcedRenewalFloorSeconds { return nil }
+            return try renew(key, now: now, replacing: kept, into: &entries[name])
         }
-        if signed, let token { save(token, key: key, issuedAt: now) }
-        return token
     }
 
-    /// The first use of a key in this process looks for the token an earlier run kept. Under
-    /// the lock, so that threads starting together do not sign one each.
-    private func loadArchived(_ name: KeyName, key: ProviderKey, into entries: inout [KeyName: Entry]) {
-        guard entries[name] == nil, let archive else { return }
+    /// The archive's token for `key` (of whichever key signed it), nil when there is none or
+    /// the archive cannot be read (then this process signs its own).
+    private func archived(_ key: ProviderKey) -> ArchivedProviderToken? {
+        guard let archive else { return nil }
         do {
-            guard let kept = try archive.archivedProviderToken(teamID: key.teamID, keyID: key.keyID),
-                kept.keyFingerprint == key.fingerprint
-            else { return }
-            entries[name] = Entry(token: kept.token, issuedAt: Int(kept.issuedAt), keyPEM: key.pem)
+            return try archive.archivedProviderToken(teamID: key.teamID, keyID: key.keyID)
         } catch {
             logger.warning("could not read the kept APNs provider token of key \(key.keyID): \(error)")
+            return nil
         }
     }
 
-    /// Outside the lock: a store write may wait for another transaction. Losing it only costs
-    /// the next run a fresh token.
-    private func save(_ token: String, key: ProviderKey, issuedAt: Int) {
-        guard let archive else { return }
+    /// Signs a new token and offers it to the archive in place of `kept` (what was read just
+    /// before). When another node replaced `kept` first, its token is used instead of the one
+    /// just signed, which is then never sent: Apple sees one token per key, not one per node.
+    private func renew(
+        _ key: ProviderKey, now: Int, replacing kept: ArchivedProviderToken?, into entry: inout Entry?
+    ) throws(CryptoError) -> String {
+        let token = try Self.sign(key, now: now, into: &entry)
+        guard let archive else { return token }
         do {
-            try archive.archiveProviderToken(
+            let winner = try archive.replaceProviderToken(
                 ArchivedProviderToken(
                     teamID: key.teamID, keyID: key.keyID, keyFingerprint: key.fingerprint, token: token,
-                    issuedAt: Int64(issuedAt)))
+                    issuedAt: Int64(now)),
+                expecting: kept)
+            if winner.token != token, winner.keyFingerprint == key.fingerprint, winner.token != kept?.token {
+                entry = Entry(token: winner.token, issuedAt: Int(winner.issuedAt), keyPEM: key.pem)
+                logger.debug("another node renewed the APNs provider token of key \(key.keyID) first: using its token")
+                return winner.token
+            }
         } catch {
+            // Only costs sharing: this process goes on with its own token.
             logger.warning("could not keep the APNs provider token of key \(key.keyID): \(error)")
         }
+        return token
     }
 
     private static func sign(_ key: ProviderKey, now: Int, into entry: inout Entry?) throws(CryptoError) -> String {

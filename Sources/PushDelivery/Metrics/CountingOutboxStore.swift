@@ -33,11 +33,12 @@ public struct CountingOutboxStore: OutboxStore {
     public func enqueue(_ message: OutboxMessage, deviceIDs: [Int64]) throws -> Int {
         try inner.enqueue(message, deviceIDs: deviceIDs)
     }
-    public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
-        try inner.claimDue(limit: limit, now: now, lease: lease)
+    public func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
+        try inner.claimDue(limit: limit, now: now, lease: lease, node: node)
     }
     public func nextDueAt() throws -> Int64? { try inner.nextDueAt() }
-    public func releaseClaims() throws -> Int { try inner.releaseClaims() }
+    public func releaseClaims(heldBy node: String?) throws -> Int { try inner.releaseClaims(heldBy: node) }
+    public func claims() throws -> [OutboxClaim] { try inner.claims() }
     public func pendingCount() throws -> Int { try inner.pendingCount() }
     public func deadLetters(limit: Int) throws -> [OutboxDeadLetter] { try inner.deadLetters(limit: limit) }
     public func retryDeadLetters() throws -> Int { try inner.retryDeadLetters() }

@@ -6,7 +6,8 @@ import PushCore
 /// batches, hands each batch to the `Deliverer`, and completes every row's outcome in one
 /// transaction; while nothing is due it sleeps, and publishers wake it with `notify()`.
 /// Delivery is at least once: rows claimed by a worker that dies come back when their lease
-/// runs out (or at once, with `releaseClaimsOnStart`), and are sent again.
+/// runs out (or at once, with `releaseClaimsOnStart`), and are sent again. Every claim is
+/// recorded under the worker's node id, so that several nodes share one outbox.
 public final class OutboxWorker: @unchecked Sendable {
     // @unchecked: `state` and `wakeRequested` are only touched with `condition` locked; the
     // rest is immutable, and `runOnce` runs on one thread at a time (the worker's, or a
@@ -16,6 +17,9 @@ public final class OutboxWorker: @unchecked Sendable {
     private let configuration: OutboxWorkerConfiguration
     private let clock: @Sendable () -> Int64
     private let logger: Logger
+    /// Pushes given up, logged once per episode: the first dead letter, and the first batch
+    /// delivered without one.
+    private let deadLetters: TroubleEpisode
 
     private let condition = NSCondition()
     private var state = State.notStarted
@@ -41,6 +45,7 @@ public final class OutboxWorker: @unchecked Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        deadLetters = TroubleEpisode("outbox pushes given up as dead letters", logger: logger)
     }
 
     /// Unix milliseconds by the system's wall clock.
@@ -98,7 +103,8 @@ public final class OutboxWorker: @unchecked Sendable {
     /// The next batch of due rows, leased; nil when nothing is due.
     private func claim() throws -> OutboxBatch? {
         let claimed = try store.claimDue(
-            limit: configuration.batchSize, now: clock(), lease: configuration.leaseMilliseconds)
+            limit: configuration.batchSize, now: clock(), lease: configuration.leaseMilliseconds,
+            node: configuration.nodeID)
         return claimed.isEmpty ? nil : OutboxBatch(claimed, maxAttempts: configuration.retry.maxAttempts)
     }
 
@@ -115,7 +121,7 @@ public final class OutboxWorker: @unchecked Sendable {
     /// claims the next and completes the one before, so that the store's work and the
     /// upstream round trips overlap instead of adding up.
     private func run() {
-        if configuration.releaseClaimsOnStart { releaseClaims() }
+        releaseClaims()
         var inFlight: OutboxBatch?
         var lastHousekeeping = clock()
         var workedSinceHousekeeping = false
@@ -171,10 +177,18 @@ public final class OutboxWorker: @unchecked Sendable {
     }
 
     private func releaseClaims() {
+        let node: String?
+        switch configuration.releaseClaimsOnStart {
+        case .none: return
+        case .thisNode: node = configuration.nodeID
+        case .everyNode: node = nil
+        }
         do {
-            let released = try store.releaseClaims()
+            let released = try store.releaseClaims(heldBy: node)
             if released > 0 {
-                logger.notice("outbox: took back rows a previous worker held", metadata: ["rows": "\(released)"])
+                logger.notice(
+                    "outbox: took back rows a previous worker held",
+                    metadata: ["rows": "\(released)", "node": "\(node ?? "any")"])
             }
         } catch {
             logger.error(
@@ -229,19 +243,28 @@ public final class OutboxWorker: @unchecked Sendable {
     /// about, with the token shortened.
     private func report(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)]) {
         var counts = (delivered: 0, retried: 0, dead: 0, deadTokens: 0)
+        var firstDead: (delivery: OutboxDelivery, error: String)?
         for (delivery, outcome) in outcomes {
             switch outcome {
             case .delivered: counts.delivered += 1
             case .retry: counts.retried += 1
             case .dead(let error):
                 counts.dead += 1
-                logger.notice("outbox push dead-lettered", metadata: metadata(delivery, ["error": "\(error)"]))
+                if firstDead == nil { firstDead = (delivery, error) }
+                logger.info("outbox push dead-lettered", metadata: metadata(delivery, ["error": "\(error)"]))
             case .deadToken(let reason, _):
                 counts.deadTokens += 1
                 logger.info(
                     "outbox: dead token, device pruned unless re-registered since",
                     metadata: metadata(delivery, ["reason": "\(reason)"]))
             }
+        }
+        if let firstDead {
+            deadLetters.failed(
+                "the outbox", reason: "\(firstDead.error) (app \(firstDead.delivery.notification.appID))",
+                count: counts.dead, metadata: metadata(firstDead.delivery, [:]))
+        } else if counts.delivered > 0 {
+            deadLetters.succeeded("the outbox")
         }
         logger.debug(
             "outbox batch",

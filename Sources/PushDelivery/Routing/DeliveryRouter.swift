@@ -9,6 +9,7 @@ public final class DeliveryRouter: Deliverer {
     private let catalog: AppCatalog
     private let clients: [Platform: PlatformDeliverer]
     private let logger: Logger
+    private let trouble: DeliveryTroubleLog
 
     /// The usual wiring: an `APNsClient` and an `FCMClient` over `transport`.
     public convenience init(
@@ -36,6 +37,7 @@ public final class DeliveryRouter: Deliverer {
         self.catalog = catalog
         self.clients = Dictionary(clients.map { ($0.platform, $0) }, uniquingKeysWith: { _, last in last })
         self.logger = logger
+        trouble = DeliveryTroubleLog(logger: logger)
     }
 
     /// Blocks until every push is answered. Never call it from a transport completion (the
@@ -65,7 +67,10 @@ public final class DeliveryRouter: Deliverer {
             guard let client = clients[app.platform] else {
                 return completion(.rejected(status: 500, reason: "no deliverer for platform \(app.platform.rawValue)"))
             }
-            client.send(notification, app: app, completion: completion)
+            client.send(notification, app: app) { [trouble] result in
+                trouble.observe(result, app: app)
+                completion(result)
+            }
         case .failure(.unknown):
             completion(.rejected(status: 400, reason: "unknown app \(notification.appID)"))
         case .failure(.catalogUnavailable(let reason)):

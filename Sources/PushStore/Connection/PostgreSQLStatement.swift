@@ -21,6 +21,8 @@ public final class PostgreSQLStatement {
     private static let textType: Oid = 25
     private static let byteaType: Oid = 17
     private static let boolType: Oid = 16
+    private static let int8ArrayType: Oid = 1016
+    private static let textArrayType: Oid = 1009
 
     private unowned let connection: PostgreSQLConnection
     public let sql: String
@@ -101,6 +103,37 @@ public final class PostgreSQLStatement {
 
     public func bind(_ value: [UInt8]?, at index: Int32) throws {
         if let value { try bind(value, at: index) } else { try typedNull(Self.byteaType, at: index) }
+    }
+
+    /// An int8[], in the array's text form `{1,2,3}`.
+    public func bindList(_ values: [Int64], at index: Int32) throws {
+        let literal = "{" + values.map(String.init).joined(separator: ",") + "}"
+        try set(Parameter(type: Self.int8ArrayType, bytes: textBytes(literal), isBinary: false), at: index)
+    }
+
+    /// A text[], in the array's text form: each element quoted with a backslash before `"`
+    /// and `\`, NULL bare. (Text format, so a NUL would end the value: refused, as the
+    /// server refuses NUL in text anyway.)
+    public func bindList(_ values: [String?], at index: Int32) throws {
+        var literal = "{"
+        for (position, value) in values.enumerated() {
+            if position > 0 { literal.unicodeScalars.append(",") }
+            guard let value else {
+                literal += "NULL"
+                continue
+            }
+            literal.unicodeScalars.append("\"")
+            for scalar in value.unicodeScalars {
+                if scalar == "\0" {
+                    throw PostgreSQLError(sqlState: "22021", message: "a text value holds a NUL character", sql: sql)
+                }
+                if scalar == "\"" || scalar == "\\" { literal.unicodeScalars.append("\\") }
+                literal.unicodeScalars.append(scalar)
+            }
+            literal.unicodeScalars.append("\"")
+        }
+        literal.unicodeScalars.append("}")
+        try set(Parameter(type: Self.textArrayType, bytes: textBytes(literal), isBinary: false), at: index)
     }
 
     private func typedNull(_ type: Oid, at index: Int32) throws {

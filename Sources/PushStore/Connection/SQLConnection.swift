@@ -20,6 +20,10 @@ protocol SQLRow: AnyObject {
     func bind(_ value: Bool?, at index: Int32) throws
     func bind(_ value: String?, at index: Int32) throws
     func bind(_ value: [UInt8]?, at index: Int32) throws
+    /// A list as one value (see SQLRow+Lists.swift): a JSON array on SQLite, an array on
+    /// PostgreSQL.
+    func bindList(_ values: [Int64], at index: Int32) throws
+    func bindList(_ values: [String?], at index: Int32) throws
 
     /// Advances to the next row: true when there is one to read, false when done.
     func step() throws -> Bool

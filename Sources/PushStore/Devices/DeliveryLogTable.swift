@@ -2,30 +2,55 @@ import PushCore
 
 /// The SQL of `delivery_log`: recent outcomes of the outbox, for operators, bounded.
 enum DeliveryLogTable {
-    private static let insertSQL = """
-        INSERT INTO delivery_log (at, app_id, token, outcome, detail, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-        """
     private static let recentSQL = """
         SELECT at, app_id, token, outcome, detail, source FROM delivery_log ORDER BY id DESC LIMIT ?1
         """
-    // Rows are only ever appended (rowid = max + 1) and trimmed from the oldest end, so ids
-    // are consecutive and "all but the newest N" is one range delete on the primary key.
+    // PostgreSQL: a batch in one statement (see OutboxTable's completion); SQLite row by row.
+    private static let appendManySQL = EngineSQL(
+        sqlite: "INSERT INTO delivery_log (at, app_id, token, outcome, detail, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        postgresql: """
+            INSERT INTO delivery_log (at, app_id, token, outcome, detail, source)
+            SELECT ?1, v.app_id, v.token, v.outcome, v.detail, v.source
+            FROM unnest(?2, ?3, ?4, ?5, ?6) WITH ORDINALITY AS v(app_id, token, outcome, detail, source, n)
+            ORDER BY v.n
+            """)
+    // Rows are appended (ids growing) and trimmed from the oldest end, so "all but the newest
+    // N" is a range of the primary key (with several nodes appending, ids may have gaps: then
+    // a few less are kept). Deleted a batch per transaction, so that trimming a big fan-out's
+    // entries never holds the write lock, or makes one huge transaction, for long.
     private static let trimSQL = """
-        DELETE FROM delivery_log WHERE id <= (SELECT max(id) FROM delivery_log) - ?1
+        DELETE FROM delivery_log WHERE id IN (
+            SELECT id FROM delivery_log WHERE id <= (SELECT max(id) FROM delivery_log) - ?1 ORDER BY id LIMIT ?2)
         """
+    /// Entries one trimming transaction deletes at most.
+    static let trimBatchSize = 5_000
 
-    /// `token` is shortened here: the log never holds a whole token.
-    static func append(
-        at: Int64, appID: String, token: DeviceToken, kind: DeliveryLogEntry.Kind, detail: String?, source: String,
-        in database: some SQLConnection
+    /// One entry per element of `entries`, in that order (tokens shortened here), in one statement.
+    static func append<Connection: SQLConnection>(
+        _ entries: [(appID: String, token: DeviceToken, kind: DeliveryLogEntry.Kind, detail: String?, source: String)],
+        at: Int64, in database: Connection
     ) throws {
-        try database.withStatement(insertSQL) { statement in
+        guard !entries.isEmpty else { return }
+        try database.withStatement(appendManySQL) { statement in
+            if Connection.engine == .sqlite {
+                for entry in entries {
+                    defer { statement.reset() }
+                    try statement.bind(at, at: 1)
+                    try statement.bind(entry.appID, at: 2)
+                    try statement.bind(entry.token.description, at: 3)
+                    try statement.bind(entry.kind.rawValue, at: 4)
+                    try statement.bind(entry.detail, at: 5)
+                    try statement.bind(entry.source, at: 6)
+                    try statement.run()
+                }
+                return
+            }
             try statement.bind(at, at: 1)
-            try statement.bind(appID, at: 2)
-            try statement.bind(token.description, at: 3)
-            try statement.bind(kind.rawValue, at: 4)
-            try statement.bind(detail, at: 5)
-            try statement.bind(source, at: 6)
+            try statement.bindList(entries.map { Optional($0.appID) }, at: 2)
+            try statement.bindList(entries.map { Optional($0.token.description) }, at: 3)
+            try statement.bindList(entries.map { Optional($0.kind.rawValue) }, at: 4)
+            try statement.bindList(entries.map(\.detail), at: 5)
+            try statement.bindList(entries.map { Optional($0.source) }, at: 6)
             try statement.run()
         }
     }
@@ -49,10 +74,12 @@ enum DeliveryLogTable {
         }
     }
 
-    /// Deletes all but the newest `keeping` entries; returns how many went.
-    static func trim(keeping: Int, in database: some SQLConnection) throws -> Int {
+    /// Deletes up to `trimBatchSize` of the entries beyond the newest `keeping`, oldest first;
+    /// returns how many went (fewer than `trimBatchSize`: done).
+    static func trimBatch(keeping: Int, in database: some SQLConnection) throws -> Int {
         try database.withStatement(trimSQL) {
             try $0.bind(max(keeping, 0), at: 1)
+            try $0.bind(trimBatchSize, at: 2)
             try $0.run()
         }
         return database.changes

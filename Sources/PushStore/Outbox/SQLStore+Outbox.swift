@@ -31,14 +31,18 @@ extension SQLStore {
     ) throws -> Int {
         let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
         let queued = try queueRows(payloadID)
-        if queued == 0 { try OutboxPayloadTable.delete(id: payloadID, in: database) }
+        if queued == 0 {
+            try OutboxPayloadTable.delete(id: payloadID, in: database)
+        } else {
+            try OutboxTable.announce(in: database)
+        }
         return queued
     }
 
-    public func claimDue(limit: Int, now: Int64, lease: Int64) throws -> [OutboxDelivery] {
+    public func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
         guard limit > 0 else { return [] }
         return try write { database in
-            let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, in: database)
+            let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, node: node, in: database)
             // A fan-out's rows share one payload: read and decode it once per claim, not per row.
             var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
             var deliveries: [OutboxDelivery] = []
@@ -76,42 +80,71 @@ extension SQLStore {
         guard !outcomes.isEmpty else { return }
         try write { database in
             var payloadIDs = Set<Int64>()
-            for (delivery, outcome) in outcomes {
-                let id = delivery.id
-                let kind: DeliveryLogEntry.Kind
-                let detail: String?
-                // Each action first finds whether the row is still there: a row whose device was
-                // deleted since the claim went with it, and there is nothing left to do or log.
+            // What happened to each row still there, by its place in `outcomes`. Each action
+            // first finds whether the row is still there: a row whose device was deleted since
+            // the claim went with it, and there is nothing left to do or log.
+            var finished: [(index: Int, kind: DeliveryLogEntry.Kind, detail: String?)] = []
+            finished.reserveCapacity(outcomes.count)
+            // Dead tokens first, one by one (they are few): pruning a device cascades every other
+            // row queued for it, and those of this batch then count as gone, as when a device
+            // goes between the claim and here.
+            for (index, (delivery, outcome)) in outcomes.enumerated() {
+                guard case .deadToken(let reason, let since) = outcome else { continue }
+                // The row first: while it exists its device is the one the push went to (a
+                // device id could be reused after a delete, never while a row refers to it).
+                guard try OutboxTable.delete(id: delivery.id, in: database), let deviceID = delivery.notification.deviceID
+                else { continue }
+                payloadIDs.insert(delivery.payloadID)
+                // Re-registered after the token died, the device stays and only this push is over.
+                let pruned = try Self.prune(deviceID: deviceID, deadSince: since, in: database)
+                finished.append((index, pruned ? .pruned : .kept, reason))
+            }
+            // The rest in one statement per kind of outcome for the whole batch.
+            var delivered: [Int] = []
+            var retried: [(index: Int, at: Int64, error: String)] = []
+            var buried: [(index: Int, error: String)] = []
+            for (index, (_, outcome)) in outcomes.enumerated() {
                 switch outcome {
-                case .delivered(let upstreamID):
-                    guard try OutboxTable.delete(id: id, in: database) else { continue }
-                    payloadIDs.insert(delivery.payloadID)
-                    (kind, detail) = (.delivered, upstreamID)
-                case .retry(let at, let error):
-                    guard try OutboxTable.reschedule(id: id, at: at, error: error, in: database) else { continue }
-                    (kind, detail) = (.retry, error)
-                case .dead(let error):
-                    guard try OutboxTable.bury(id: id, error: error, in: database) else { continue }
-                    (kind, detail) = (.dead, error)
-                case .deadToken(let reason, let since):
-                    // The row first: while it exists its device is the one the push went to (a
-                    // device id could be reused after a delete, never while a row refers to it).
-                    guard try OutboxTable.delete(id: id, in: database), let deviceID = delivery.notification.deviceID
-                    else { continue }
-                    payloadIDs.insert(delivery.payloadID)
-                    // Pruning cascades every other push queued for the device; re-registered
-                    // after the token died, the device stays and only this push is over.
-                    let pruned = try Self.prune(deviceID: deviceID, deadSince: since, in: database)
-                    (kind, detail) = (pruned ? .pruned : .kept, reason)
-                }
-                try DeliveryLogTable.append(
-                    at: now, appID: delivery.notification.appID.rawValue, token: delivery.notification.token,
-                    kind: kind, detail: detail, source: delivery.source, in: database)
-                if kind != .pruned, let deviceID = delivery.notification.deviceID {
-                    try DeviceTable.recordOutcome(
-                        deviceID: deviceID, summary: kind.deviceSummary(detail), now: now / 1000, in: database)
+                case .delivered: delivered.append(index)
+                case .retry(let at, let error): retried.append((index, at, error))
+                case .dead(let error): buried.append((index, error))
+                case .deadToken: break
                 }
             }
+            let deleted = try OutboxTable.delete(ids: delivered.map { outcomes[$0].delivery.id }, in: database)
+            for index in delivered where deleted.contains(outcomes[index].delivery.id) {
+                guard case .delivered(let upstreamID) = outcomes[index].outcome else { continue }
+                payloadIDs.insert(outcomes[index].delivery.payloadID)
+                finished.append((index, .delivered, upstreamID))
+            }
+            let rescheduled = try OutboxTable.reschedule(
+                retried.map { (outcomes[$0.index].delivery.id, $0.at, $0.error) }, in: database)
+            for retry in retried where rescheduled.contains(outcomes[retry.index].delivery.id) {
+                finished.append((retry.index, .retry, retry.error))
+            }
+            let dead = try OutboxTable.bury(buried.map { (outcomes[$0.index].delivery.id, $0.error) }, in: database)
+            for burial in buried where dead.contains(outcomes[burial.index].delivery.id) {
+                finished.append((burial.index, .dead, burial.error))
+            }
+
+            // The log and the devices' last outcomes, in the batch's order.
+            finished.sort { $0.index < $1.index }
+            try DeliveryLogTable.append(
+                finished.map { entry in
+                    let delivery = outcomes[entry.index].delivery
+                    return (
+                        delivery.notification.appID.rawValue, delivery.notification.token, entry.kind, entry.detail,
+                        delivery.source
+                    )
+                },
+                at: now, in: database)
+            try DeviceTable.recordOutcomes(
+                finished.compactMap { entry in
+                    guard entry.kind != .pruned, let deviceID = outcomes[entry.index].delivery.notification.deviceID
+                    else { return nil }
+                    return (deviceID, entry.kind.deviceSummary(entry.detail))
+                },
+                now: now / 1000, in: database)
             try OutboxPayloadTable.deleteIfUnused(payloadIDs, in: database)
         }
     }
@@ -120,9 +153,13 @@ extension SQLStore {
         try withDatabase { try OutboxTable.nextDueAt(in: $0) }
     }
 
-    public func releaseClaims() throws -> Int {
+    public func releaseClaims(heldBy node: String?) throws -> Int {
         let now = nowMilliseconds
-        return try write { try OutboxTable.releaseClaims(now: now, in: $0) }
+        return try write { try OutboxTable.releaseClaims(heldBy: node, now: now, in: $0) }
+    }
+
+    public func claims() throws -> [OutboxClaim] {
+        try withDatabase { try OutboxTable.claims(in: $0) }
     }
 
     public func pendingCount() throws -> Int {
@@ -135,7 +172,11 @@ extension SQLStore {
 
     public func retryDeadLetters() throws -> Int {
         let now = nowMilliseconds
-        return try write { try OutboxTable.reviveDeadLetters(now: now, in: $0) }
+        return try write { database in
+            let revived = try OutboxTable.reviveDeadLetters(now: now, in: database)
+            if revived > 0 { try OutboxTable.announce(in: database) }
+            return revived
+        }
     }
 
     public func deliveryLog(limit: Int) throws -> [DeliveryLogEntry] {
@@ -143,7 +184,12 @@ extension SQLStore {
     }
 
     public func trimDeliveryLog(keeping: Int) throws -> Int {
-        try write { try DeliveryLogTable.trim(keeping: keeping, in: $0) }
+        var trimmed = 0
+        while true {
+            let batch = try write { try DeliveryLogTable.trimBatch(keeping: keeping, in: $0) }
+            trimmed += batch
+            if batch < DeliveryLogTable.trimBatchSize { return trimmed }
+        }
     }
 
     public func deleteUnusedPayloads() throws -> Int {

@@ -9,4 +9,13 @@ extension SQLStore {
     public func archiveProviderToken(_ token: ArchivedProviderToken) throws {
         try write { try ProviderTokenTable.save(token, in: $0) }
     }
+
+    public func replaceProviderToken(_ token: ArchivedProviderToken, expecting expected: ArchivedProviderToken?) throws
+        -> ArchivedProviderToken
+    {
+        try write { database in
+            try ProviderTokenTable.replace(token, expecting: expected, in: database)
+            return try ProviderTokenTable.token(teamID: token.teamID, keyID: token.keyID, in: database) ?? token
+        }
+    }
 }

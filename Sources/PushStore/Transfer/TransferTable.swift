@@ -104,7 +104,7 @@ struct TransferTable: Sendable {
             columns: [
                 .rowID("id", nil), .reference("payload_id", .payload), .reference("device_id", .device),
                 .text("state"), .integer("attempts"), .integer("next_attempt_at"), .integer("claimed_until"),
-                .text("last_error"), .integer("created_at"),
+                .text("last_error"), .integer("created_at"), .text("claimed_by"),
             ],
             key: ["id"]),
         TransferTable(
