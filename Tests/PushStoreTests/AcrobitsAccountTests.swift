@@ -31,11 +31,13 @@ final class AcrobitsAccountTests: StoreTestCase {
         let store = try makeStore()
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
         XCTAssertEqual(
-            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: nil)])
+            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: nil)]
+        )
         try store.saveAccountTokens(selector: "alice", username: "old", tokens: [Fixture.channelToken(.calls, seed: 1)])
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
         XCTAssertEqual(
-            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: "old")]
+            try store.devices().flatMap(\.owners),
+            [.acrobitsAccount(selector: "alice", channel: .calls, username: "old")]
         )
     }
 
@@ -91,7 +93,8 @@ final class AcrobitsAccountTests: StoreTestCase {
         try store.saveAccountTokens(selector: "alice", username: "new", tokens: [token])
         XCTAssertEqual(try linkTime(selector: "alice"), 3_000)
         XCTAssertEqual(
-            try store.devices().flatMap(\.owners), [.acrobitsAccount(selector: "alice", channel: .calls, username: "new")])
+            try store.devices().flatMap(\.owners),
+            [.acrobitsAccount(selector: "alice", channel: .calls, username: "new")])
         XCTAssertEqual(try store.devices().map(\.updatedAt), [3_000])
     }
 
@@ -249,6 +252,62 @@ final class AcrobitsAccountTests: StoreTestCase {
             sql(sqlite: "DROP TRIGGER fail_msgs", postgresql: "DROP TRIGGER fail_msgs ON acrobits_accounts"))
         try store.saveAccountTokens(selector: "alice", username: "b", tokens: [Fixture.channelToken(.msgs, seed: 3)])
         XCTAssertEqual(try store.devices().count, 2)
+    }
+
+    /// Reports made at the same moment are written together (SQLite's group-commit writer,
+    /// PostgreSQL's report batches): one account that the database refuses fails its own
+    /// reports only, and every other report is stored.
+    func testAReportRefusedAmongConcurrentReportsFailsAlone() throws {
+        let store = try makeStore()
+        try store.addApp(Fixture.apnsApp, replacing: false)
+        let database = try openDatabase()
+        try database.execute(
+            sql(
+                sqlite: """
+                    CREATE TRIGGER refuse_account BEFORE INSERT ON acrobits_accounts WHEN NEW.selector = 'refused'
+                    BEGIN SELECT RAISE(ABORT, 'refused by test'); END
+                    """,
+                postgresql: """
+                    CREATE FUNCTION refuse_account() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.selector = 'refused' THEN RAISE EXCEPTION 'refused by test'; END IF;
+                        RETURN NEW;
+                    END $$;
+                    CREATE TRIGGER refuse_account BEFORE INSERT ON acrobits_accounts
+                        FOR EACH ROW EXECUTE FUNCTION refuse_account();
+                    """))
+        let threadCount = 8
+        let reportsPerThread = 40
+        let outcomes = Locked<[String: Int]>([:])
+        let done = DispatchGroup()
+        for thread in 0..<threadCount {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                for report in 0..<reportsPerThread {
+                    let refused = report % 10 == thread
+                    let selector = refused ? "refused" : "account-\(thread)-\(report)"
+                    let seed = UInt8(truncatingIfNeeded: thread * reportsPerThread + report)
+                    do {
+                        try store.saveAccountTokens(
+                            selector: selector, username: "user", tokens: [Fixture.channelToken(.calls, seed: seed)])
+                        outcomes.withValue { $0[refused ? "refused stored" : "stored", default: 0] += 1 }
+                    } catch {
+                        let own = "\(error)".contains("refused by test")
+                        outcomes.withValue {
+                            $0[(refused && own) ? "refused failed" : "other failed: \(error)", default: 0] += 1
+                        }
+                    }
+                }
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "reporters did not finish")
+        let refusedCount = threadCount * (reportsPerThread / 10)
+        XCTAssertEqual(
+            outcomes.withValue { $0 },
+            ["stored": threadCount * reportsPerThread - refusedCount, "refused failed": refusedCount])
+        XCTAssertEqual(
+            try count("acrobits_accounts", in: database), Int64(threadCount * reportsPerThread - refusedCount))
     }
 
     func testNoTokensIsANoOp() throws {

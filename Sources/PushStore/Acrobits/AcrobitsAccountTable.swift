@@ -45,6 +45,36 @@ enum AcrobitsAccountTable {
         }
     }
 
+    private static let saveTogetherSQL = """
+        SELECT pushgate_save_account_reports(
+            ?1::text[], ?2::text[], ?3::bigint[], ?4::int[], ?5::int[], ?6::text[], ?7::text[], ?8::bytea[], ?9::text[])
+        """
+
+    /// PostgreSQL only: several reports in one call and one transaction (the schema's
+    /// `pushgate_save_account_reports`, migration 0008). Their channels go in one set of
+    /// arrays; each report names its first channel (1-based) and how many it has.
+    static func saveTogether(_ reports: [AccountReport], in database: some SQLConnection) throws {
+        var firsts: [Int64] = []
+        var first: Int64 = 1
+        for report in reports {
+            firsts.append(first)
+            first += Int64(report.tokens.count)
+        }
+        let tokens = reports.flatMap(\.tokens)
+        try database.withStatement(saveTogetherSQL) { statement in
+            try statement.bind(PostgreSQLArrayLiteral.text(reports.map(\.selector)), at: 1)
+            try statement.bind(PostgreSQLArrayLiteral.text(reports.map(\.username)), at: 2)
+            try statement.bind(PostgreSQLArrayLiteral.integers(reports.map(\.now)), at: 3)
+            try statement.bind(PostgreSQLArrayLiteral.integers(firsts), at: 4)
+            try statement.bind(PostgreSQLArrayLiteral.integers(reports.map { Int64($0.tokens.count) }), at: 5)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)), at: 6)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)), at: 7)
+            try statement.bind(PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)), at: 8)
+            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)), at: 9)
+            try statement.run()
+        }
+    }
+
     /// What each channel of `selector` links to now.
     static func links(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AcrobitsLink] {
         try database.withStatement(linksSQL) { row in

@@ -15,21 +15,28 @@ extension PostgreSQLConnection {
         try retrying(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", when: \.isSerializationFailure, body)
     }
 
-    /// Runs `body` in a READ COMMITTED write transaction, for SQL that takes the locks it
-    /// relies on itself (an advisory lock on what it owns, `FOR UPDATE` before it deletes)
-    /// and so needs no serializable snapshot. What it cannot lock, a row another transaction
-    /// inserts or deletes meanwhile, shows as a unique or foreign key violation: then, as
-    /// after a deadlock or a serialization failure, the whole of `body` runs again.
-    public func lockingWriteTransaction<T>(_ body: () throws -> T) throws -> T {
-        try retrying(
-            begin: "BEGIN ISOLATION LEVEL READ COMMITTED",
-            when: { $0.isSerializationFailure || $0.sqlState == "23505" || $0.sqlState == "23503" }, body)
+    /// Runs `body`, one statement that is a whole write by itself (a call of a function of the
+    /// schema that takes the locks it relies on: an advisory lock on what it owns, `FOR
+    /// UPDATE` before it deletes), outside any explicit transaction: the statement is its own
+    /// READ COMMITTED transaction, one round trip instead of three (BEGIN, the statement,
+    /// COMMIT). What it cannot lock, a row another transaction inserts or deletes meanwhile,
+    /// shows as a unique or foreign key violation: then, as after a deadlock or a
+    /// serialization failure, `body` runs again.
+    public func lockingWriteStatement<T>(_ body: () throws -> T) throws -> T {
+        try retrying(begin: nil, when: Self.isLockingRace, body)
     }
 
-    private func retrying<T>(begin: String, when retriable: (PostgreSQLError) -> Bool, _ body: () throws -> T) throws -> T {
+    private static func isLockingRace(_ error: PostgreSQLError) -> Bool {
+        error.isSerializationFailure || error.sqlState == "23505" || error.sqlState == "23503"
+    }
+
+    private func retrying<T>(begin: String?, when retriable: (PostgreSQLError) -> Bool, _ body: () throws -> T) throws
+        -> T
+    {
         var attempt = 1
         while true {
             do {
+                guard let begin else { return try body() }
                 return try transaction(begin: begin, body)
             } catch let error as PostgreSQLError where retriable(error) && attempt < Self.maximumWriteAttempts {
                 attempt += 1

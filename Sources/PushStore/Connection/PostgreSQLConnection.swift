@@ -73,11 +73,14 @@ public final class PostgreSQLConnection {
     }
 
     /// Settings are plain SQL literals from numbers and an identifier quoted here, never input.
+    /// The isolation default is PostgreSQL's own, set in case the server's configuration
+    /// changed it: a statement run outside BEGIN (`lockingWriteStatement`) relies on it.
     private func configureSession() throws {
         var script = """
             SET statement_timeout = \(configuration.statementTimeoutMilliseconds);
             SET idle_in_transaction_session_timeout = \(configuration.idleInTransactionTimeoutMilliseconds);
             SET TIME ZONE 'UTC';
+            SET default_transaction_isolation = 'read committed';
             SET client_min_messages = warning;
             """
         if let schema = configuration.schema {

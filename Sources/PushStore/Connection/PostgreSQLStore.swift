@@ -3,12 +3,15 @@ import PushCore
 
 /// The `TokenStore` (and every other store protocol) on PostgreSQL: one instance per
 /// process, shared by every thread, over a small pool of connections. Each write is its own
-/// short SERIALIZABLE transaction on a borrowed connection; SQLite's group-commit writer and
-/// WAL checkpointer have no counterpart here, PostgreSQL does both itself.
+/// short SERIALIZABLE transaction on a borrowed connection, except the Token Reporter's
+/// reports, which the threads write together (`reportBatcher`), as SQLite's group-commit
+/// writer does for every write. SQLite's WAL checkpointer has no counterpart here.
 public final class PostgreSQLStore: Sendable {
     public let pool: PostgreSQLPool
     let clock: @Sendable () -> Int64
     let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
+    let reportBatcher = WriteBatcher<AccountReport>(
+        maximumBatch: PostgreSQLStore.maximumReportBatch, maximumLeaders: PostgreSQLStore.concurrentReportBatches)
 
     /// Connects lazily: the first call opens the first connection. It does not migrate:
     /// call `migrate()` once at start-up.
