@@ -7,11 +7,11 @@ extension PostgreSQLStore {
     /// its reports wait for the whole of it. 64 reports are one call of a few milliseconds.
     static let maximumReportBatch = 64
 
-    /// How many report batches of one node run at once, each on a pooled connection. Two: one
-    /// batch forms and is sent while the other waits for its commit to reach the disk. On the
-    /// 2-core bench host, one, two and four gave the same throughput within the host's noise,
-    /// and more batches at once means smaller ones and more of the server's CPU per report.
-    static let concurrentReportBatches = 2
+    /// How many report batches of one node run at once. One: on the 2-core bench host one, two
+    /// and four gave the same throughput within the host's noise; more batches at once are
+    /// smaller ones, cost the server more CPU per report, and can deadlock on devices two of
+    /// them share (see migration 0008), which costs PostgreSQL's deadlock_timeout.
+    static let concurrentReportBatches = 1
 
     /// A Token Reporter report on PostgreSQL, written together with the reports this node's
     /// other threads make at the same moment: `saveAccountTokens`' statements, run by the
@@ -30,19 +30,20 @@ extension PostgreSQLStore {
         try reportBatcher.submit(report) { batch in saveReports(batch) }
     }
 
-    /// One outcome per report. A batch of one goes the same way, so that every report takes
-    /// its locks in the batch function's order. A batch that fails as a whole (one report's
-    /// race or fault, a deadlock with a write of another dialect) left nothing behind; each
-    /// report then runs alone, run again after a race, so that only its own error reaches its
-    /// request. A database that is away fails them all.
+    /// One outcome per report. A batch that fails as a whole (one report's race or fault, a
+    /// deadlock with another node's batch) left nothing behind; each report then runs alone,
+    /// run again after a race, so that only its own error reaches its request. A lone report
+    /// is one call of the per-report function. A database that is away fails them all.
     func saveReports(_ batch: [AccountReport]) -> [(any Error)?] {
-        do {
-            try pool.withConnection { connection in try AcrobitsAccountTable.saveTogether(batch, in: connection) }
-            return batch.map { _ in nil }
-        } catch let unavailable as StoreUnavailable {
-            return batch.map { _ in unavailable }
-        } catch {
-            // Below, one by one.
+        if batch.count > 1 {
+            do {
+                try pool.withConnection { connection in try AcrobitsAccountTable.saveTogether(batch, in: connection) }
+                return batch.map { _ in nil }
+            } catch let unavailable as StoreUnavailable {
+                return batch.map { _ in unavailable }
+            } catch {
+                // Below, one by one.
+            }
         }
         return batch.map { report in
             do {
