@@ -221,21 +221,7 @@ final class AcrobitsAccountTests: StoreTestCase {
         try store.saveAccountTokens(selector: "alice", username: "a", tokens: [Fixture.channelToken(.calls, seed: 1)])
         // Make the second link of the next save fail, after its devices and first link were written.
         let database = try openDatabase()
-        try database.execute(
-            sql(
-                sqlite: """
-                    CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts WHEN NEW.channel = 'msgs'
-                    BEGIN SELECT RAISE(ABORT, 'refused by test'); END
-                    """,
-                postgresql: """
-                    CREATE FUNCTION fail_msgs() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                        IF NEW.channel = 'msgs' THEN RAISE EXCEPTION 'refused by test'; END IF;
-                        RETURN NEW;
-                    END $$;
-                    CREATE TRIGGER fail_msgs BEFORE INSERT ON acrobits_accounts
-                        FOR EACH ROW EXECUTE FUNCTION fail_msgs();
-                    """))
+        try refuseAccountLinks(named: "fail_msgs", where: "channel", is: "msgs", in: database)
         let snapshot = try store.devices()
 
         XCTAssertThrowsError(
@@ -261,21 +247,7 @@ final class AcrobitsAccountTests: StoreTestCase {
         let store = try makeStore()
         try store.addApp(Fixture.apnsApp, replacing: false)
         let database = try openDatabase()
-        try database.execute(
-            sql(
-                sqlite: """
-                    CREATE TRIGGER refuse_account BEFORE INSERT ON acrobits_accounts WHEN NEW.selector = 'refused'
-                    BEGIN SELECT RAISE(ABORT, 'refused by test'); END
-                    """,
-                postgresql: """
-                    CREATE FUNCTION refuse_account() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                        IF NEW.selector = 'refused' THEN RAISE EXCEPTION 'refused by test'; END IF;
-                        RETURN NEW;
-                    END $$;
-                    CREATE TRIGGER refuse_account BEFORE INSERT ON acrobits_accounts
-                        FOR EACH ROW EXECUTE FUNCTION refuse_account();
-                    """))
+        try refuseAccountLinks(named: "refuse_account", where: "selector", is: "refused", in: database)
         let threadCount = 8
         let reportsPerThread = 40
         let outcomes = Locked<[String: Int]>([:])

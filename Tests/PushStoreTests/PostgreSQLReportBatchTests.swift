@@ -109,16 +109,7 @@ final class PostgreSQLReportBatchTests: StoreTestCase {
     func testARefusedReportFailsAloneAndTheOthersAreWritten() throws {
         let store = try makePostgreSQLStore()
         let database = try openDatabase()
-        try database.execute(
-            """
-            CREATE FUNCTION refuse_account() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF NEW.selector = 'refused' THEN RAISE EXCEPTION 'refused by test'; END IF;
-                RETURN NEW;
-            END $$;
-            CREATE TRIGGER refuse_account BEFORE INSERT ON acrobits_accounts
-                FOR EACH ROW EXECUTE FUNCTION refuse_account();
-            """)
+        try refuseAccountLinks(named: "refuse_account", where: "selector", is: "refused", in: database)
         let batch = [
             report("alice", username: "a", seeds: [1]),
             report("refused", username: "r", seeds: [2]),

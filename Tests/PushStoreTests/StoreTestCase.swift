@@ -107,6 +107,30 @@ class StoreTestCase: XCTestCase {
         try Database(path: databasePath)
     }
 
+    /// Makes the database refuse, with the error "refused by test", every new row of
+    /// `acrobits_accounts` whose `column` is `value`: a trigger named `name` on either engine
+    /// (drop it with `DROP TRIGGER name`, on PostgreSQL `DROP TRIGGER name ON acrobits_accounts`).
+    func refuseAccountLinks(named name: String, where column: String, is value: String, in database: some SQLConnection)
+        throws
+    {
+        // Names and values come from the tests themselves, never from input.
+        try database.execute(
+            sql(
+                sqlite: """
+                    CREATE TRIGGER \(name) BEFORE INSERT ON acrobits_accounts WHEN NEW.\(column) = '\(value)'
+                    BEGIN SELECT RAISE(ABORT, 'refused by test'); END
+                    """,
+                postgresql: """
+                    CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF NEW.\(column) = '\(value)' THEN RAISE EXCEPTION 'refused by test'; END IF;
+                        RETURN NEW;
+                    END $$;
+                    CREATE TRIGGER \(name) BEFORE INSERT ON acrobits_accounts
+                        FOR EACH ROW EXECUTE FUNCTION \(name)();
+                    """))
+    }
+
     func count(_ table: String, in database: some SQLConnection) throws -> Int64 {
         // Table names come from the tests themselves, never from input.
         try database.withStatement("SELECT count(*) FROM \(table)") { row in
