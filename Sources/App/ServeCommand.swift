@@ -27,7 +27,8 @@ struct ServeCommand: ParsableCommand {
         // sandbox URL in production). No secrets: the database password is shown as ***.
         let file = runtime.configurationFile ?? "(no file: environment and defaults)"
         let extraCA = configuration.caFile.map { ", extra CA file \($0)" } ?? ""
-        let upstreams = "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
+        let upstreams =
+            "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
         logger.info("configuration \(file), database \(runtime.databaseDescription), \(upstreams)\(extraCA)")
         for (name, value) in configuration.summary {
             logger.debug("config \(name)=\(value)")
@@ -49,10 +50,12 @@ struct ServeCommand: ParsableCommand {
         if let address = configuration.listen, !address.isLoopback {
             // FastCGI has no authentication: whoever reaches this port is trusted as nginx.
             logger.warning(
-                "FastCGI listens on \(address), reachable from the network: allow only your nginx hosts to it (firewall)")
+                "FastCGI listens on \(address), reachable from the network: allow only your nginx hosts to it (firewall)"
+            )
         }
         logger.info(
-            "serving on \(server.configuration.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)")
+            "serving on \(server.configuration.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)"
+        )
         // Each responder thread gets its own database connection to read on: WAL lets the
         // readers run in parallel. Their writes go to the one shared writer.
         // nginx closes its side when a client goes away mid-request; writing the answer must
@@ -71,12 +74,16 @@ struct ServeCommand: ParsableCommand {
             // short transaction of its own, and the server checkpoints by itself.
             openStore = { postgreSQLStore }
             checkpointer = nil
+            // The Token Reporter's reports are the writes PostgreSQL takes in batches.
+            postgreSQLStore.recordReportBatches(in: GroupCommitMetrics(factory: metrics.factory))
         } else {
             // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
             let writer = try runtime.openWriter(
                 autoCheckpoint: false, metrics: GroupCommitMetrics(factory: metrics.factory))
             sqliteWriter = writer
-            let openSQLiteStore = { try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false) }
+            let openSQLiteStore = {
+                try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false)
+            }
             checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
                 logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
             }

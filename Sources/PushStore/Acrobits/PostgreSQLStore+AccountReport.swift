@@ -13,6 +13,12 @@ extension PostgreSQLStore {
     /// them share (see migration 0008), which costs PostgreSQL's deadlock_timeout.
     static let concurrentReportBatches = 1
 
+    /// From now on, `/metrics`' writer histograms (`pushgate_writer_batch_size`,
+    /// `pushgate_writer_wait_seconds`) record this node's report batches.
+    public func recordReportBatches(in metrics: GroupCommitMetrics) {
+        reportBatcher.record(in: metrics)
+    }
+
     /// A Token Reporter report on PostgreSQL, written together with the reports this node's
     /// other threads make at the same moment: `saveAccountTokens`' statements, run by the
     /// schema's functions (migrations 0005 and 0008), one round trip and one commit per batch.

@@ -18,7 +18,8 @@ final class WriteBatcher<Item>: @unchecked Sendable {
     private var leaders = 0
     private let maximumBatch: Int
     private let maximumLeaders: Int
-    private let metrics: GroupCommitMetrics
+    /// Set once by `serve` (`record(in:)`), read by each leader under `lock`.
+    private var metrics: GroupCommitMetrics
 
     /// - Parameters:
     ///   - maximumBatch: the most items one batch carries.
@@ -28,6 +29,11 @@ final class WriteBatcher<Item>: @unchecked Sendable {
         self.maximumBatch = maximumBatch
         self.maximumLeaders = maximumLeaders
         self.metrics = metrics
+    }
+
+    /// Records each batch's size and its oldest item's wait in `metrics` from now on.
+    func record(in metrics: GroupCommitMetrics) {
+        lock.withLock { self.metrics = metrics }
     }
 
     /// Items waiting for a leader to take them (tests use it to line a batch up).
@@ -74,6 +80,7 @@ final class WriteBatcher<Item>: @unchecked Sendable {
             }
         }
         queue = kept
+        let metrics = self.metrics
         lock.unlock()
         metrics.recordBatch(size: batch.count, waitedNanoseconds: DispatchTime.now().uptimeNanoseconds &- own.queuedAt)
 
