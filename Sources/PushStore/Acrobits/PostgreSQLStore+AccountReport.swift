@@ -7,12 +7,6 @@ extension PostgreSQLStore {
     /// its reports wait for the whole of it. 64 reports are one call of a few milliseconds.
     static let maximumReportBatch = 64
 
-    /// How many report batches of one node run at once. One: on the 2-core bench host one, two
-    /// and four gave the same throughput within the host's noise; more batches at once are
-    /// smaller ones, cost the server more CPU per report, and can deadlock on devices two of
-    /// them share (see migration 0008), which costs PostgreSQL's deadlock_timeout.
-    static let concurrentReportBatches = 1
-
     /// From now on, `/metrics`' writer histograms (`pushgate_writer_batch_size`,
     /// `pushgate_writer_wait_seconds`) record this node's report batches.
     public func recordReportBatches(in metrics: GroupCommitMetrics) {
@@ -22,6 +16,10 @@ extension PostgreSQLStore {
     /// A Token Reporter report on PostgreSQL, written together with the reports this node's
     /// other threads make at the same moment: `saveAccountTokens`' statements, run by the
     /// schema's functions (migrations 0005 and 0008), one round trip and one commit per batch.
+    ///
+    /// One batch at a time per node: on the 2-core bench host two or four at once gave the
+    /// same throughput within the host's noise, as smaller batches that cost the server more
+    /// CPU per report and could deadlock on devices two of them share (see migration 0008).
     ///
     /// READ COMMITTED, not the SERIALIZABLE of every other write: under concurrent reports of
     /// new accounts, serializable snapshots rolled back about one report in two (their index

@@ -10,8 +10,7 @@ public final class PostgreSQLStore: Sendable {
     public let pool: PostgreSQLPool
     let clock: @Sendable () -> Int64
     let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
-    let reportBatcher = WriteBatcher<AccountReport>(
-        maximumBatch: PostgreSQLStore.maximumReportBatch, maximumLeaders: PostgreSQLStore.concurrentReportBatches)
+    let reportBatcher = WriteBatcher<AccountReport>(maximumBatch: PostgreSQLStore.maximumReportBatch)
 
     /// Connects lazily: the first call opens the first connection. It does not migrate:
     /// call `migrate()` once at start-up.

@@ -8,27 +8,21 @@ import Foundation
 /// what is queued (up to `maximumBatch`, its own item first), runs the batch, hands every
 /// caller its outcome, and passes the lead to the first caller queued meanwhile. So a batch
 /// forms while the one before it runs, a lone caller never waits for company, and no caller
-/// leads for longer than one batch. Up to `maximumLeaders` batches run at a time.
+/// leads for longer than one batch. One batch runs at a time.
 final class WriteBatcher<Item>: @unchecked Sendable {
-    // @unchecked: `queue` and `leaders` are only touched under `lock`, and so is an entry's
-    // `mustLead`; an entry's `failure` is written by its leader before it signals `wakeUp`.
+    // @unchecked: `queue`, `isLeading` and `metrics` are only touched under `lock`; an entry's
+    // `failure` and `mustLead` are written by the leader before it signals the entry's `wakeUp`.
     private let lock = NSLock()
     private var queue: [Entry] = []
-    /// Callers running a batch, or woken to run the next one.
-    private var leaders = 0
+    private var isLeading = false
     private let maximumBatch: Int
-    private let maximumLeaders: Int
-    /// Set once by `serve` (`record(in:)`), read by each leader under `lock`.
-    private var metrics: GroupCommitMetrics
+    /// Set once by `serve` (`record(in:)`).
+    private var metrics = GroupCommitMetrics.off
 
-    /// - Parameters:
-    ///   - maximumBatch: the most items one batch carries.
-    ///   - maximumLeaders: how many batches may run at once (each on its own connection).
-    init(maximumBatch: Int, maximumLeaders: Int = 1, metrics: GroupCommitMetrics = .off) {
-        precondition(maximumBatch > 0 && maximumLeaders > 0)
+    /// - Parameter maximumBatch: the most items one batch carries.
+    init(maximumBatch: Int) {
+        precondition(maximumBatch > 0)
         self.maximumBatch = maximumBatch
-        self.maximumLeaders = maximumLeaders
-        self.metrics = metrics
     }
 
     /// Records each batch's size and its oldest item's wait in `metrics` from now on.
@@ -38,9 +32,7 @@ final class WriteBatcher<Item>: @unchecked Sendable {
 
     /// Items waiting for a leader to take them (tests use it to line a batch up).
     var queuedCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return queue.count
+        lock.withLock { queue.count }
     }
 
     /// Returns once `item` was written with the batch it joined, or throws its own failure.
@@ -50,39 +42,29 @@ final class WriteBatcher<Item>: @unchecked Sendable {
         let entry = Entry(item)
         lock.lock()
         queue.append(entry)
-        let leads = leaders < maximumLeaders
-        if leads {
-            leaders += 1
-            entry.mustLead = true
-        }
+        let leads = !isLeading
+        isLeading = true
         lock.unlock()
         if !leads {
             entry.wakeUp.wait()
         }
-        // Read after the wait: a leader sets it, under the lock, before signalling.
-        if lock.withLock({ entry.mustLead }) {
-            lead(entry, run)
+        if leads || entry.mustLead {
+            lead(run)
         }
         if let failure = entry.failure { throw failure }
     }
 
-    /// Runs one batch: `own` first, then the oldest items no other leader is about to take.
-    private func lead(_ own: Entry, _ run: ([Item]) -> [(any Error)?]) {
+    /// Runs one batch, beginning with the caller's own item: the queue is empty whenever
+    /// nobody leads, and the lead is only passed to the queue's first entry.
+    private func lead(_ run: ([Item]) -> [(any Error)?]) {
         lock.lock()
-        queue.removeAll { $0 === own }
-        var batch = [own]
-        var kept: [Entry] = []
-        for entry in queue {
-            if batch.count < maximumBatch && !entry.mustLead {
-                batch.append(entry)
-            } else {
-                kept.append(entry)
-            }
-        }
-        queue = kept
+        let batch = Array(queue.prefix(maximumBatch))
+        queue.removeFirst(batch.count)
         let metrics = self.metrics
         lock.unlock()
-        metrics.recordBatch(size: batch.count, waitedNanoseconds: DispatchTime.now().uptimeNanoseconds &- own.queuedAt)
+        if let oldest = batch.first?.queuedAt {
+            metrics.recordBatch(size: batch.count, waitedNanoseconds: DispatchTime.now().uptimeNanoseconds &- oldest)
+        }
 
         let outcomes = run(batch.map(\.item))
         precondition(
@@ -92,12 +74,9 @@ final class WriteBatcher<Item>: @unchecked Sendable {
         }
 
         lock.lock()
-        let next = queue.first { !$0.mustLead }
-        if let next {
-            next.mustLead = true
-        } else {
-            leaders -= 1
-        }
+        let next = queue.first
+        next?.mustLead = true
+        isLeading = next != nil
         lock.unlock()
         next?.wakeUp.signal()
         for entry in batch.dropFirst() {
@@ -108,8 +87,7 @@ final class WriteBatcher<Item>: @unchecked Sendable {
     private final class Entry {
         let item: Item
         var failure: (any Error)?
-        /// This entry's caller runs a batch (it found a leader's place free, or a leader
-        /// passed it the lead) instead of waiting for an outcome.
+        /// Set when the leader passes the lead to this entry's caller instead of an outcome.
         var mustLead = false
         let wakeUp = DispatchSemaphore(value: 0)
         /// Monotonic nanoseconds.
