@@ -59,7 +59,7 @@ struct AppRegistration {
         guard let teamID else { throw CommandFailure("--team-id is required for an APNs app (or --cert-file)") }
         guard let keyID else { throw CommandFailure("--key-id is required for an APNs app") }
         guard let keyFile else { throw CommandFailure("--key-file is required for an APNs app (the AuthKey_….p8 from Apple)") }
-        for (value, option) in [(certificateKeyFile, "--cert-key"), (certificatePassword, "--cert-password")] where value != nil {
+        for (value, option) in [(certificateKeyFile, "--cert-key"), (certificatePassword, "--cert-password-file")] where value != nil {
             throw CommandFailure("\(option) goes with --cert-file")
         }
         try Self.requireAppleIdentifier(teamID, option: "--team-id")

@@ -14,7 +14,7 @@ struct AppsCommand: ParsableCommand {
                 APNs:  pushgate apps add --id ID --platform apns --team-id TEAM --key-id KID --key-file AuthKey_KID.p8 \
                 [--topic T] [--push-type alert|voip|background] [--sandbox] [--app-key K]
                 APNs with a certificate:  pushgate apps add --id ID --platform apns \
-                (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password P]) [--topic T] …
+                (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password-file F|-]) [--topic T] …
                 FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
                 """)
 
@@ -26,7 +26,14 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .customLong("key-file"), help: "APNs: the .p8 key file Apple issued.") var keyFile: String?
         @Option(name: .customLong("cert-file"), help: "APNs certificate auth: the client certificate (PEM, or a .p12 with the key).") var certFile: String?
         @Option(name: .customLong("cert-key"), help: "APNs certificate auth: the certificate's private key (PEM).") var certKey: String?
-        @Option(name: .customLong("cert-password"), help: "APNs certificate auth: the .p12 password (default: none).") var certPassword: String?
+        @Option(
+            name: .customLong("cert-password-file"),
+            help: "APNs certificate auth: a file holding the .p12 password, or - to read it from standard input (default: no password).")
+        var certPasswordFile: String?
+        @Option(
+            name: .customLong("cert-password"),
+            help: ArgumentHelp("Deprecated: the .p12 password itself, which the process list and shell history show; use --cert-password-file.", visibility: .hidden))
+        var certPassword: String?
         @Option(help: "APNs: the topic (bundle id; <bundle>.voip for PushKit). Default: the app id.") var topic: String?
         @Option(name: .customLong("push-type"), help: "APNs: alert, voip or background. Default: alert.") var pushType: String?
         @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
@@ -38,7 +45,7 @@ struct AppsCommand: ParsableCommand {
             let request = AppRegistration(
                 id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
                 pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey,
-                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: certPassword)
+                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: try certificatePassword())
             let app = try request.validated()
             let store = try Runtime(global).openStore()
             do {
@@ -47,6 +54,23 @@ struct AppsCommand: ParsableCommand {
                 throw CommandFailure(error.description)
             }
             print("\(replace ? "registered (replacing)" : "registered") \(app.platform.rawValue) app \(app.id)")
+        }
+
+        /// The .p12 password from --cert-password-file, or from the old --cert-password, which
+        /// still works but says why it should not be used.
+        private func certificatePassword() throws -> String? {
+            switch (certPasswordFile, certPassword) {
+            case (.some, .some):
+                throw CommandFailure("give the .p12 password once: --cert-password-file or --cert-password, not both")
+            case (.some(let file), nil):
+                return try SecretInput.read(file, option: "--cert-password-file")
+            case (nil, .some(let password)):
+                FileHandle.standardError.write(
+                    Data("warning: --cert-password shows the password to every local user (process list) and in shell history; use --cert-password-file FILE or - for standard input\n".utf8))
+                return password
+            case (nil, nil):
+                return nil
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import FastCGI
+import PushStore
 
 /// Everything an operator can set. Each key is read from the config file and from the
 /// environment under the same `PUSHGATE_*` name; the environment wins. `settings` below is the
@@ -79,7 +80,7 @@ public struct Configuration: Sendable {
             name: "PUSHGATE_DATABASE_URL",
             meaning: "PostgreSQL connection string (libpq URI or key=value); when set, every command uses it instead of PUSHGATE_DB",
             apply: { config, value in config.databaseURL = value.isEmpty ? nil : value },
-            show: { $0.databaseURL.map(Configuration.hidingPassword) }),
+            show: { $0.databaseURL.map { PostgreSQLConnectionString($0).redacted } }),
         .integer("PUSHGATE_DATABASE_POOL", "PostgreSQL connections each pushgate process opens at most", \.databasePoolSize, 1...256),
         .integer("PUSHGATE_HTTP_PORT", "the port nginx listens on (scripts/run)", \.httpPort, 1...65535),
         .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),
@@ -176,30 +177,10 @@ public struct Configuration: Sendable {
 
     /// Every key with its effective value, for the start-up log and `pushgate config`. No
     /// value here is a secret: credentials live in the database, not in the configuration;
-    /// the one exception, a password in PUSHGATE_DATABASE_URL, is shown as `***`.
+    /// the one exception, a password in PUSHGATE_DATABASE_URL, is shown as `***` (as libpq reads the
+    /// string, whatever its spelling).
     public var summary: [(name: String, value: String)] {
         Self.settings.map { ($0.name, $0.show(self) ?? "(unset)") }
-    }
-
-    /// `url` with its password, if any, replaced by `***`: the `user:password@` of a URI
-    /// and every `password=` of a key=value string or of a URI's query.
-    static func hidingPassword(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://") {
-            let authorityEnd = text[scheme.upperBound...].firstIndex(where: { "/?".contains($0) }) ?? text.endIndex
-            if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
-                let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-            {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
-        var searchStart = text.startIndex
-        while let key = text.range(of: "password=", options: .caseInsensitive, range: searchStart..<text.endIndex) {
-            let valueEnd = text[key.upperBound...].firstIndex(where: { " &".contains($0) }) ?? text.endIndex
-            text.replaceSubrange(key.upperBound..<valueEnd, with: "***")
-            searchStart = text.index(key.upperBound, offsetBy: 3)
-        }
-        return text
     }
 }
 

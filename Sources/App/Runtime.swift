@@ -64,7 +64,7 @@ struct Runtime {
 
     /// The database the commands use, for messages (never the PostgreSQL password).
     var databaseDescription: String {
-        configuration.databaseURL.map { "PostgreSQL " + Configuration.hidingPassword($0) } ?? configuration.database
+        configuration.databaseURL.map { "PostgreSQL " + PostgreSQLConnectionString($0).redacted } ?? configuration.database
     }
 
     /// The store, with the schema brought up to date first: PostgreSQL's shared one when

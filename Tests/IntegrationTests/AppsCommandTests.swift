@@ -133,17 +133,38 @@ final class CertificateAppsCommandTests: XCTestCase {
         let pem = try pushgate.cli(
             ["apps", "add", "--id", "com.example.cert", "--platform", "apns", "--cert-file", path("client.pem"), "--cert-key", path("client.key")])
         XCTAssertEqual(pem.status, 0, pem.stderr)
+        // The password from a file (with the line break an editor adds), from standard input,
+        // and, with a warning, from the old option that the process list shows.
+        let passwordFile = pushgate.directory.appendingPathComponent("p12-password").path
+        try "test-only\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let p12 = try pushgate.cli(
-            ["apps", "add", "--id", "com.example.p12", "--platform", "apns", "--cert-file", path("client-protected.p12"), "--cert-password", "test-only"])
+            ["apps", "add", "--id", "com.example.p12", "--platform", "apns", "--cert-file", path("client-protected.p12"),
+             "--cert-password-file", passwordFile])
         XCTAssertEqual(p12.status, 0, p12.stderr)
+        XCTAssertFalse(p12.stderr.contains("warning"), p12.stderr)
+        let fromStandardInput = try pushgate.run(
+            PushgateInstance.executable.path,
+            ["apps", "add", "--id", "com.example.p12", "--replace", "--platform", "apns",
+             "--cert-file", path("client-protected.p12"), "--cert-password-file", "-"],
+            stdin: "test-only")
+        XCTAssertEqual(fromStandardInput.status, 0, fromStandardInput.stderr)
+        let old = try pushgate.cli(
+            ["apps", "add", "--id", "com.example.p12", "--replace", "--platform", "apns",
+             "--cert-file", path("client-protected.p12"), "--cert-password", "test-only"])
+        XCTAssertEqual(old.status, 0, old.stderr)
+        XCTAssertTrue(old.stderr.contains("warning: --cert-password shows the password"), old.stderr)
         let list = try pushgate.cli(["apps", "list"])
         XCTAssertTrue(list.stdout.contains("certificate"), list.stdout)
         XCTAssertFalse(list.stdout.contains("BEGIN"), list.stdout)
 
+        let wrongPassword = pushgate.directory.appendingPathComponent("wrong-password").path
+        try "nope".write(toFile: wrongPassword, atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
             (["--cert-file", path("client.pem"), "--cert-key", path("untrusted-client.key")], "does not belong to the certificate"),
             (["--cert-file", path("client.pem")], "--cert-key is required"),
-            (["--cert-file", path("client-protected.p12"), "--cert-password", "nope"], "wrong password"),
+            (["--cert-file", path("client-protected.p12"), "--cert-password-file", wrongPassword], "wrong password"),
+            (["--cert-file", path("client-protected.p12"), "--cert-password-file", passwordFile, "--cert-password", "test-only"], "not both"),
+            (["--cert-file", path("client-protected.p12"), "--cert-password-file", pushgate.directory.appendingPathComponent("absent").path], "cannot read the file"),
             (["--cert-file", path("client.pem"), "--cert-key", path("client.key"), "--team-id", "ABCDE12345"], "--team-id is for token-based auth"),
         ]
         for (extra, message) in cases {

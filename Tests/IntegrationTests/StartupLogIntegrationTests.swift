@@ -40,13 +40,23 @@ final class StartupLogIntegrationTests: XCTestCase {
     func testADatabasePasswordIsNeverShown() throws {
         let pushgate = try PushgateInstance()
         try XCTSkipIf(pushgate.postgreSQLURL != nil, "the test run's own PUSHGATE_DATABASE_URL overrides the file's")
-        let file = try configurationFile([
-            "PUSHGATE_DATABASE_URL = postgresql://pushgate:s3cret-one@db.example.invalid/pushgate?password=s3cret-two"
-        ])
-        let shown = try pushgate.cli(["config", "get", "PUSHGATE_DATABASE_URL", "--config", file.path])
-        XCTAssertEqual(shown.status, 0, shown.stderr)
-        XCTAssertEqual(
-            shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-            "postgresql://pushgate:***@db.example.invalid/pushgate?password=***")
+        // Every spelling libpq takes: the URI's user part and query (also percent-encoded),
+        // and key=value with spaces and quotes.
+        let spellings: [(String, String)] = [
+            ("postgresql://pushgate:s3cret-one@db.example.invalid/pushgate?password=s3cret-two",
+             "user=pushgate password=*** dbname=pushgate host=db.example.invalid"),
+            ("postgresql://pushgate@db.example.invalid/pushgate?%70assword=s3cret-three",
+             "user=pushgate password=*** dbname=pushgate host=db.example.invalid"),
+            ("host=db.example.invalid user=pushgate password = 's3cret four' sslmode=verify-full",
+             "user=pushgate password=*** host=db.example.invalid sslmode=verify-full"),
+            ("host=db.example.invalid password='s3cret", "(a connection string libpq cannot parse; not shown)"),
+        ]
+        for (url, expected) in spellings {
+            let file = try configurationFile(["PUSHGATE_DATABASE_URL = \(url)"])
+            let shown = try pushgate.cli(["config", "get", "PUSHGATE_DATABASE_URL", "--config", file.path])
+            XCTAssertEqual(shown.status, 0, shown.stderr)
+            XCTAssertEqual(shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines), expected, url)
+            XCTAssertFalse(shown.stdout.contains("s3cret"), shown.stdout)
+        }
     }
 }

@@ -24,7 +24,7 @@ struct DatabaseCheck {
                 findings: [.problem("database", "\(path) does not exist: run `pushgate migrate` (serve also creates it at start)")],
                 isUsable: false)
         }
-        var findings = ownershipFindings()
+        var findings = ownershipFindings() + modeFindings()
         let database: Database
         do {
             database = try Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -95,6 +95,33 @@ struct DatabaseCheck {
                     "database",
                     "\(companion) belongs to \(other.userName), the database to \(owner.userName): "
                         + "`chown \(owner.userName): \(companion)`, and run pushgate commands as \(owner.userName)"))
+        }
+        return findings
+    }
+}
+
+extension DatabaseCheck {
+    /// The database holds APNs keys, service accounts, password hashes and every device token;
+    /// its `-wal` and `-shm` files hold recent pages of it. Readable by other local users, it
+    /// gives them all of that: pushgate creates them 0600, an older install may have 0644.
+    func modeFindings() -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            let mode = info.st_mode & 0o777
+            if mode & 0o007 != 0 {
+                findings.append(
+                    .problem(
+                        "database",
+                        "\(file) has mode \(String(mode, radix: 8)): other local users can read the keys and tokens in it; "
+                            + "`chmod 600 \(file)`"))
+            } else if mode & 0o070 != 0 {
+                findings.append(
+                    .warning(
+                        "database",
+                        "\(file) has mode \(String(mode, radix: 8)): its group can read the keys and tokens in it; `chmod 600 \(file)` unless that is meant"))
+            }
         }
         return findings
     }

@@ -63,6 +63,7 @@ struct DoctorCommand: ParsableCommand {
                 migrations: Result { try Migration.builtIn(for: .postgresql) }
             ).run()
             findings += checked.findings
+            findings += PostgreSQLCheck.transportFindings(PostgreSQLConnectionString(configuration.databaseURL ?? ""))
             apps = checked.apps
         } else {
             let database = DatabaseCheck(

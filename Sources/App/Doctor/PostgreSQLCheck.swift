@@ -38,3 +38,25 @@ struct PostgreSQLCheck {
         }
     }
 }
+
+extension PostgreSQLCheck {
+    /// A database on another host is reached over a network that carries the password, every
+    /// token and every key: only TLS with the server's certificate checked (`sslmode`
+    /// verify-full or verify-ca) keeps a host in between from reading or impersonating it.
+    /// libpq's default, `prefer`, falls back to clear text without a word.
+    static func transportFindings(_ connection: PostgreSQLConnectionString) -> [DoctorFinding] {
+        let remote = connection.remoteHosts
+        guard !remote.isEmpty else { return [] }
+        let hosts = remote.joined(separator: ", ")
+        if connection.verifiesServer {
+            return [.ok("database", "\(hosts) is reached over TLS with its certificate verified (sslmode=\(connection.value("sslmode") ?? ""))")]
+        }
+        let mode = connection.value("sslmode").map { "sslmode=\($0)" } ?? "no sslmode (libpq's default, prefer)"
+        return [
+            .warning(
+                "database",
+                "\(hosts) is on another host with \(mode): the password and every token may cross the network in clear "
+                    + "or to an impostor; add sslmode=verify-full (and sslrootcert=FILE) to PUSHGATE_DATABASE_URL")
+        ]
+    }
+}

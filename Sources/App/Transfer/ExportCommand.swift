@@ -53,10 +53,17 @@ final class ExportFile {
     init(path: String) throws {
         self.path = path
         temporaryPath = path + ".partial"
-        // 0600: an export holds the apps' private keys and the users' password hashes.
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // 0600: an export holds the apps' private keys and the users' password hashes. A new
+        // file only (O_EXCL), never through a symlink (O_NOFOLLOW): a file or link another
+        // user left under this name would otherwise keep its own mode or lead elsewhere.
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CommandFailure("cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
+            let reason = errno
+            if reason == EEXIST {
+                throw CommandFailure(
+                    "cannot create \(temporaryPath): it exists (left by an export that stopped, or put there by someone else); check it and remove it")
+            }
+            throw CommandFailure("cannot create \(temporaryPath): \(String(cString: strerror(reason)))")
         }
     }
 

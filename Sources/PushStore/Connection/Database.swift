@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One SQLite connection, configured the way pushgate needs it (WAL, foreign keys, a busy
 /// timeout), with a cache of prepared statements. Not thread-safe by design: each thread
 /// (each FastCGI worker) has its own connection, so SQLite's own mutex is left off.
@@ -30,6 +34,17 @@ public final class Database {
         _ = pushgate_sqlite3_disable_memory_statistics()
     }()
 
+    /// Creates a missing database file with mode 0600 before SQLite opens it. SQLite would
+    /// make it 0644, readable by every local user, and gives its `-wal` and `-shm` files the
+    /// database file's mode: the store holds APNs keys, service accounts and password hashes.
+    /// A file already there is left as it is (its mode is doctor's to judge); any other
+    /// failure (a missing folder, no permission) SQLite reports as it opens.
+    static func createPrivately(_ path: String) {
+        guard path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
     /// Opens (creating it if needed) the database at `path`.
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long a writer waits for another connection's write
@@ -42,6 +57,7 @@ public final class Database {
         autoCheckpoint: Bool = true
     ) throws {
         _ = Self.processConfiguration
+        Self.createPrivately(path)
         var connection: OpaquePointer?
         // NOMUTEX: a connection is only ever used by one thread at a time (the store's lock
         // makes sure), so SQLite's per-call mutex would be pure cost.
