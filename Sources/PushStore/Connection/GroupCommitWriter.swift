@@ -17,36 +17,18 @@ import Foundation
 /// frames; and the write lock went from thread to thread. On one connection the page cache
 /// stays valid, and one COMMIT appends a page changed by many requests once.
 ///
-/// There is no writer thread. A caller queues its job; the first to find nobody leading
-/// becomes the leader: it takes what is queued, runs the jobs one after another in one
-/// transaction, commits, hands every job its outcome, and passes the lead to the first job
-/// queued meanwhile, so a batch forms while the one before it commits and no caller leads
-/// for longer than one batch. When a job throws, the batch is rolled back and run again
-/// with each job in a SAVEPOINT of its own, so that only that job fails.
+/// There is no writer thread: jobs meet in a `WriteBatcher`, whose leader runs the batch's
+/// jobs one after another in one transaction and commits. When a job throws, the batch is
+/// rolled back and run again with each job in a SAVEPOINT of its own, so that only that job
+/// fails.
 public final class GroupCommitWriter: @unchecked Sendable {
-    // @unchecked: `queue`, `isLeading` and `leaderThread` are only touched under `lock`;
-    // `database` only by the one leader, and a job's fields only by the leader that runs it
-    // until its `wakeUp` is signalled (each hand-over is ordered by the lock or the semaphore).
+    // @unchecked: `database` is only used by the batcher's one leader at a time, and a job's
+    // fields only by the leader that runs it until the batcher wakes its caller.
     private let database: Database
-    private let metrics: GroupCommitMetrics
-    private let lock = NSLock()
-    private var queue: [Job] = []
-    private var isLeading = false
-    /// How many jobs the last batch ran: more than one means callers are writing at once.
-    private var lastBatchSize = 0
-    /// The thread running a batch, so that a body calling `write` again fails loudly instead
-    /// of waiting for itself forever.
-    private var leaderThread: pthread_t?
-    /// When the oldest job of the batch being run was queued (monotonic nanoseconds), nil
-    /// between batches: with `queue`, what `oldestWriteAge` reads.
-    private var runningSince: UInt64?
+    private let batcher = WriteBatcher<Job>(maximumBatch: GroupCommitWriter.maximumBatch, gathers: true) { $0.runsAlone }
 
     /// Bounds how long the last job of a batch waits for the ones before it.
     static let maximumBatch = 256
-
-    /// Below this many queued jobs, a leader under load yields its core once before it takes
-    /// its batch (see `lead`).
-    static let gatheringThreshold = 4
 
     /// Opens the writer's own connection to the database at `path`, configured as the
     /// stores' are (WAL, foreign keys); `busyTimeoutMilliseconds` is how long it waits for
@@ -55,7 +37,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
         path: String, busyTimeoutMilliseconds: Int = 5000, synchronous: Database.Synchronous = .normal,
         autoCheckpoint: Bool = true, metrics: GroupCommitMetrics = .off
     ) throws {
-        self.metrics = metrics
+        batcher.record(in: metrics)
         database = try Database(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
             autoCheckpoint: autoCheckpoint)
@@ -95,96 +77,24 @@ public final class GroupCommitWriter: @unchecked Sendable {
         try withoutActuallyEscaping(body) { body in
             var value: T?
             let job = Job(runsAlone: runsAlone) { database in value = try body(database) }
-            try submit(job)
+            try batcher.submit(job) { batch in
+                run(batch)
+                return batch.map(\.failure)
+            }
             guard let value else { preconditionFailure("a job finished without its value") }
             return value
         }
     }
 
     /// Jobs waiting for a leader to take them (tests use it to line a batch up).
-    var queuedJobCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return queue.count
-    }
+    var queuedJobCount: Int { batcher.queuedCount }
 
     /// Seconds since the oldest write not yet finished was queued, nil when none is: a write
     /// that waits far longer than the busy timeout means the writer is stuck (`/readyz`).
-    public func oldestWriteAge() -> Double? {
-        lock.lock()
-        let oldest = [runningSince, queue.first?.queuedAt].compactMap { $0 }.min()
-        lock.unlock()
-        guard let oldest else { return nil }
-        return Double(DispatchTime.now().uptimeNanoseconds &- oldest) / 1e9
-    }
-
-    private func submit(_ job: Job) throws {
-        lock.lock()
-        if let leaderThread, pthread_equal(leaderThread, pthread_self()) != 0 {
-            lock.unlock()
-            preconditionFailure("write called from inside a write body: it would wait for itself")
-        }
-        queue.append(job)
-        let leads = !isLeading
-        isLeading = true
-        lock.unlock()
-        if !leads {
-            job.wakeUp.wait()
-        }
-        if leads || job.mustLead {
-            lead()
-        }
-        if let failure = job.failure { throw failure }
-    }
-
-    /// Runs one batch, beginning with the caller's own job (first in the queue: the queue is
-    /// empty whenever nobody leads, and the lead is only passed to the queue's first job).
-    private func lead() {
-        lock.lock()
-        // Why yield: on the two cores that nginx and the responder threads share, a leader took
-        // batches of 2-5 jobs while other threads were microseconds short of queueing theirs,
-        // and a batch's BEGIN, COMMIT and WAL append cost about the same for 3 jobs as for 10.
-        // Yielding once, when the last batch had company and the queue is still short, gave
-        // batches of ~10 and cut serve's CPU per Token Reporter request by ~15% in alternating
-        // runs. A lone writer (last batch of one) never waits, and with an idle core
-        // sched_yield returns at once.
-        if lastBatchSize > 1 && queue.count < Self.gatheringThreshold {
-            lock.unlock()
-            sched_yield()
-            lock.lock()
-        }
-        leaderThread = pthread_self()
-        let batch: [Job]
-        if let first = queue.first, first.runsAlone {
-            batch = [first]
-        } else {
-            batch = Array(queue.prefix(Self.maximumBatch).prefix { !$0.runsAlone })
-        }
-        queue.removeFirst(batch.count)
-        lastBatchSize = batch.count
-        runningSince = batch.first?.queuedAt
-        lock.unlock()
-        if let oldest = batch.first?.queuedAt {
-            metrics.recordBatch(size: batch.count, waitedNanoseconds: DispatchTime.now().uptimeNanoseconds &- oldest)
-        }
-
-        run(batch)
-
-        lock.lock()
-        leaderThread = nil
-        runningSince = nil
-        let next = queue.first
-        next?.mustLead = true
-        isLeading = next != nil
-        lock.unlock()
-        next?.wakeUp.signal()
-        for job in batch.dropFirst() {
-            job.wakeUp.signal()
-        }
-    }
+    public func oldestWriteAge() -> Double? { batcher.oldestAge() }
 
     /// Leaves each job of `batch` with its outcome and without its body. Nothing is published
-    /// here; the caller wakes the jobs once this returns, after their COMMIT. A job that runs
+    /// here; the batcher wakes the jobs once this returns, after their COMMIT. A job that runs
     /// alone is always a batch of its own.
     private func run(_ batch: [Job]) {
         defer {
@@ -293,13 +203,8 @@ private final class Job {
     /// caller is woken: its `withoutActuallyEscaping` checks that nothing kept it.
     var body: ((Database) throws -> Void)?
     var failure: (any Error)?
-    /// Set when the leader passes the lead to this job's caller instead of an outcome.
-    var mustLead = false
     /// Runs by itself outside any transaction (`betweenBatches`), not in a batch.
     let runsAlone: Bool
-    let wakeUp = DispatchSemaphore(value: 0)
-    /// Monotonic nanoseconds.
-    let queuedAt = DispatchTime.now().uptimeNanoseconds
 
     init(runsAlone: Bool = false, _ body: @escaping (Database) throws -> Void) {
         self.runsAlone = runsAlone
