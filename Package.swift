@@ -87,7 +87,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        .target(name: "PushTesting", dependencies: ["PushCore"], path: "Tests/PushTesting"),
+        // Every fake and recorder the tests share: in-memory stores, the transport fake, the log
+        // recorder, the real nginx and a throwaway PostgreSQL.
+        .target(
+            name: "PushTesting",
+            dependencies: ["PushCore", "PushDelivery", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PushTesting"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushTesting"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),

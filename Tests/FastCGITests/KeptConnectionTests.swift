@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import Glibc
 import PushCore

@@ -1,3 +1,4 @@
+import PushCore
 import Foundation
 import MockUpstream
 import PushTesting
@@ -103,18 +104,4 @@ private func pendingCount(_ pushgate: PushgateInstance) throws -> Int {
         let count = Int(line.dropFirst("pending: ".count))
     else { throw PushgateInstance.Failure("outbox status: \(status.stdout) \(status.stderr)") }
     return count
-}
-
-/// A value behind a lock, for results gathered from concurrent lanes.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }

@@ -1,3 +1,4 @@
+import PushCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

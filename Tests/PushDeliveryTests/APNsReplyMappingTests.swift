@@ -1,3 +1,4 @@
+import PushTesting
 import PushCore
 import PushCrypto
 import XCTest

@@ -1,3 +1,5 @@
+import PushCore
+import PushTesting
 import Foundation
 import PushCrypto
 import XCTest

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import Logging
 import PushCore
@@ -46,26 +47,6 @@ func awaitResult<T: Sendable>(
     return value
 }
 
-/// `@unchecked Sendable`: `value` is guarded by `condition`.
-final class ResultBox<T>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var value: T?
-
-    func set(_ newValue: T) {
-        condition.lock()
-        value = newValue
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait(timeout: Double) -> T? {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while value == nil, condition.wait(until: deadline) {}
-        return value
-    }
-}
 
 enum Fixtures {
     static let logger = Logger(label: "pushgate.tests.delivery")

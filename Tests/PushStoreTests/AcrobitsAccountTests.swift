@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -59,12 +60,12 @@ final class AcrobitsAccountTests: StoreTestCase {
 
     func testTheSameTokenTwiceIsOneDeviceWhoseTimeMoves() throws {
         let now = Locked<Int64>(1_000)
-        let store = try makeStore(clock: { now.withValue { $0 } })
+        let store = try makeStore(clock: { now.withLock { $0 } })
         var token = Fixture.channelToken(.calls, seed: 1)
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
         let first = try XCTUnwrap(try store.devices().first)
 
-        now.withValue { $0 = 2_000 }
+        now.withLock { $0 = 2_000 }
         token.reportedToken = Fixture.apnsToken(1).hex  // same bytes, another spelling
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
 
@@ -81,15 +82,15 @@ final class AcrobitsAccountTests: StoreTestCase {
     /// username, or with the same one, the link stays as it was.
     func testANewUsernameOnTheSameTokenRenamesTheLink() throws {
         let now = Locked<Int64>(1_000)
-        let store = try makeStore(clock: { now.withValue { $0 } })
+        let store = try makeStore(clock: { now.withLock { $0 } })
         let token = Fixture.channelToken(.calls, seed: 1)
         try store.saveAccountTokens(selector: "alice", username: "old", tokens: [token])
-        now.withValue { $0 = 2_000 }
+        now.withLock { $0 = 2_000 }
         try store.saveAccountTokens(selector: "alice", username: "old", tokens: [token])
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [token])
         XCTAssertEqual(try linkTime(selector: "alice"), 1_000)
 
-        now.withValue { $0 = 3_000 }
+        now.withLock { $0 = 3_000 }
         try store.saveAccountTokens(selector: "alice", username: "new", tokens: [token])
         XCTAssertEqual(try linkTime(selector: "alice"), 3_000)
         XCTAssertEqual(
@@ -102,11 +103,11 @@ final class AcrobitsAccountTests: StoreTestCase {
     /// whose device had those bytes: the channel moves, the old device goes, untouched.
     func testTheSameTokenUnderAnotherAppMovesTheChannelToANewDevice() throws {
         let now = Locked<Int64>(1_000)
-        let store = try makeStore(clock: { now.withValue { $0 } })
+        let store = try makeStore(clock: { now.withLock { $0 } })
         try store.saveAccountTokens(selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1)])
         let old = try XCTUnwrap(try store.devices().first)
 
-        now.withValue { $0 = 2_000 }
+        now.withLock { $0 = 2_000 }
         let other = AppID("com.example.other")!
         try store.saveAccountTokens(
             selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 1, app: other)])
@@ -263,10 +264,10 @@ final class AcrobitsAccountTests: StoreTestCase {
                     do {
                         try store.saveAccountTokens(
                             selector: selector, username: "user", tokens: [Fixture.channelToken(.calls, seed: seed)])
-                        outcomes.withValue { $0[refused ? "refused stored" : "stored", default: 0] += 1 }
+                        outcomes.withLock { $0[refused ? "refused stored" : "stored", default: 0] += 1 }
                     } catch {
                         let own = "\(error)".contains("refused by test")
-                        outcomes.withValue {
+                        outcomes.withLock {
                             $0[(refused && own) ? "refused failed" : "other failed: \(error)", default: 0] += 1
                         }
                     }
@@ -276,7 +277,7 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "reporters did not finish")
         let refusedCount = threadCount * (reportsPerThread / 10)
         XCTAssertEqual(
-            outcomes.withValue { $0 },
+            outcomes.withLock { $0 },
             ["stored": threadCount * reportsPerThread - refusedCount, "refused failed": refusedCount])
         XCTAssertEqual(
             try count("acrobits_accounts", in: database), Int64(threadCount * reportsPerThread - refusedCount))

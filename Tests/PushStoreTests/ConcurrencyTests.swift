@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -65,12 +66,12 @@ final class ConcurrencyTests: StoreTestCase {
                         }
                     }
                 } catch {
-                    errors.withValue { $0.append("thread \(thread): \(error)") }
+                    errors.withLock { $0.append("thread \(thread): \(error)") }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
-        XCTAssertEqual(errors.withValue { $0 }, [])
+        XCTAssertEqual(errors.withLock { $0 }, [])
 
         let devices = try checkStore().devices()
         var links: [String: Int] = [:]

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -39,12 +40,12 @@ final class GroupCommitWriterTests: StoreTestCase {
                         try writer.write { try $0.run("UPDATE counter SET n = n + 1") }
                     }
                 } catch {
-                    errors.withValue { $0.append("thread \(thread): \(error)") }
+                    errors.withLock { $0.append("thread \(thread): \(error)") }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
-        XCTAssertEqual(errors.withValue { $0 }, [])
+        XCTAssertEqual(errors.withLock { $0 }, [])
 
         let database = try openSQLiteDatabase()
         let writes = Int64(threadCount * writesPerThread)
@@ -106,19 +107,19 @@ final class GroupCommitWriterTests: StoreTestCase {
                 { @Sendable database in
                     try Self.insertJob(job, in: database)
                     let inside = try Self.rowCount("jobs", in: database)
-                    let committed = try outside.withValue { try Self.rowCount("jobs", in: $0) }
-                    seen.withValue { $0.append((inside, committed)) }
+                    let committed = try outside.withLock { try Self.rowCount("jobs", in: $0) }
+                    seen.withLock { $0.append((inside, committed)) }
                 }
             },
             afterReturning: {
                 let count = (try? Self.rowCount("jobs", in: Database(path: path))) ?? -1
-                seenOnReturn.withValue { $0.append(count) }
+                seenOnReturn.withLock { $0.append(count) }
             })
         XCTAssertEqual(outcomes.filter { $0 != nil }.count, 0)
-        let counts = seen.withValue { $0 }
+        let counts = seen.withLock { $0 }
         XCTAssertEqual(counts.map(\.insideBatch).sorted(), (1...Int64(jobCount)).map { $0 }, "one transaction")
         XCTAssertEqual(counts.map(\.outside), Array(repeating: 0, count: jobCount), "nothing visible before COMMIT")
-        XCTAssertEqual(seenOnReturn.withValue { $0 }, Array(repeating: Int64(jobCount), count: jobCount))
+        XCTAssertEqual(seenOnReturn.withLock { $0 }, Array(repeating: Int64(jobCount), count: jobCount))
     }
 
     /// Every thread reads its write back on its store's own connection the moment `write`
@@ -140,16 +141,16 @@ final class GroupCommitWriterTests: StoreTestCase {
                         try store.saveAccountTokens(
                             selector: "selector-\(n)", username: nil, tokens: [Self.channelToken(.calls, n)])
                         if try store.accountDevices(selector: "selector-\(n)")[.calls] == nil {
-                            misses.withValue { $0.append("selector-\(n)") }
+                            misses.withLock { $0.append("selector-\(n)") }
                         }
                     }
                 } catch {
-                    misses.withValue { $0.append("thread \(thread): \(error)") }
+                    misses.withLock { $0.append("thread \(thread): \(error)") }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
-        XCTAssertEqual(misses.withValue { $0 }, [])
+        XCTAssertEqual(misses.withLock { $0 }, [])
     }
 
     /// In one batch, a job whose statement fails and a job that throws after writing each get
@@ -163,7 +164,7 @@ final class GroupCommitWriterTests: StoreTestCase {
             writer,
             (0..<8).map { job in
                 { @Sendable database in
-                    runs.withValue { $0.append(job) }
+                    runs.withLock { $0.append(job) }
                     try Self.insertJob(job, in: database)
                     if job == 2 { try Self.insertJob(100, parent: 999, in: database) }  // foreign key fails now
                     if job == 5 { throw Boom() }
@@ -175,7 +176,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [2, 5])
         XCTAssertEqual(try jobIDs(), [0, 1, 3, 4, 6, 7])
         // The batch's order is the order its callers queued in: read it off the second pass.
-        let order = runs.withValue { $0 }
+        let order = runs.withLock { $0 }
         let secondPass = Array(order.suffix(8))
         XCTAssertEqual(secondPass.sorted(), Array(0..<8), "\(order)")
         guard let firstThrow = secondPass.firstIndex(where: { $0 == 2 || $0 == 5 }) else { return }
@@ -211,7 +212,7 @@ final class GroupCommitWriterTests: StoreTestCase {
             writer,
             (0..<8).map { job in
                 { @Sendable database in
-                    runs.withValue { $0[job] += 1 }
+                    runs.withLock { $0[job] += 1 }
                     if job == 4 {
                         // Checked at COMMIT instead of at the statement; off again after it.
                         try database.run("PRAGMA defer_foreign_keys = ON")
@@ -225,7 +226,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertTrue(failure?.isConstraintViolation ?? false, "\(String(describing: outcomes[4]))")
         XCTAssertEqual(outcomes.enumerated().filter { $0.element != nil }.map(\.offset), [4])
         XCTAssertEqual(try jobIDs(), [0, 1, 2, 3, 5, 6, 7])
-        XCTAssertEqual(runs.withValue { $0 }, Array(repeating: 2, count: 8), "in the batch, then alone")
+        XCTAssertEqual(runs.withLock { $0 }, Array(repeating: 2, count: 8), "in the batch, then alone")
     }
 
     /// A job after which SQLite has rolled the whole transaction back (as it may on
@@ -273,17 +274,17 @@ final class GroupCommitWriterTests: StoreTestCase {
                             if n % 3 == 0 { throw Boom() }
                         }
                     } catch is Boom {
-                        failures.withValue { $0 += 1 }
+                        failures.withLock { $0 += 1 }
                     } catch {
-                        unexpected.withValue { $0.append("\(n): \(error)") }
+                        unexpected.withLock { $0.append("\(n): \(error)") }
                     }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "writers did not finish")
-        XCTAssertEqual(unexpected.withValue { $0 }, [])
+        XCTAssertEqual(unexpected.withLock { $0 }, [])
         let total = threadCount * writesPerThread
-        XCTAssertEqual(failures.withValue { $0 }, (0..<total).filter { $0 % 3 == 0 }.count)
+        XCTAssertEqual(failures.withLock { $0 }, (0..<total).filter { $0 % 3 == 0 }.count)
         XCTAssertEqual(try jobIDs(), (0..<total).filter { $0 % 3 != 0 })
     }
 
@@ -321,7 +322,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         let seen = Locked<(inTransaction: Bool, jobs: Int64)?>(nil)
         onThread {
             try writer.betweenBatches { database in
-                seen.withValue { $0 = (database.isInTransaction, try! Self.rowCount("jobs", in: database)) }
+                seen.withLock { $0 = (database.isInTransaction, try! Self.rowCount("jobs", in: database)) }
             }
         }
         waitUntil(writer, hasQueued: 2)
@@ -329,7 +330,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         waitUntil(writer, hasQueued: 3)
         release.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the jobs did not finish")
-        let observed = seen.withValue { $0 }
+        let observed = seen.withLock { $0 }
         XCTAssertEqual(observed?.inTransaction, false)
         XCTAssertEqual(observed?.jobs, 1, "it ran after the write queued before it and before the one after")
         XCTAssertEqual(try jobIDs(), [1, 2])
@@ -349,7 +350,7 @@ final class GroupCommitWriterTests: StoreTestCase {
             Thread {
                 defer { done.leave() }
                 var n = thread * 1_000_000
-                while !stopping.withValue({ $0 }) {
+                while !stopping.withLock({ $0 }) {
                     n += 1
                     do {
                         try writer.write { [n] in try Self.insertJob(n, in: $0) }
@@ -357,17 +358,17 @@ final class GroupCommitWriterTests: StoreTestCase {
                         XCTFail("\(error)")
                         return
                     }
-                    written.withValue { $0 += 1 }
+                    written.withLock { $0 += 1 }
                 }
             }.start()
         }
         let deadline = Date().addingTimeInterval(30)
-        while written.withValue({ $0 }) < 300, Date() < deadline { usleep(1000) }
+        while written.withLock({ $0 }) < 300, Date() < deadline { usleep(1000) }
         // Nothing else checkpoints here (autoCheckpoint off), so the WAL has not started over
         // since the load began: its header's checkpoint sequence number says when it does.
         let sequenceBefore = try walCheckpointSequence()
         let caughtUp = try writer.checkpoint()
-        stopping.withValue { $0 = true }
+        stopping.withLock { $0 = true }
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the writers did not stop")
         // A commit after the checkpoint, in case every writer saw the stop before writing.
         try writer.write { try Self.insertJob(0, in: $0) }
@@ -378,7 +379,7 @@ final class GroupCommitWriterTests: StoreTestCase {
         XCTAssertGreaterThan(caughtUp.walFrames, 0, "the load wrote to the WAL")
         XCTAssertEqual(caughtUp.checkpointed, caughtUp.walFrames, "no frame was appended while it ran")
         XCTAssertGreaterThan(try walCheckpointSequence(), sequenceBefore, "the writes after it started the WAL over")
-        XCTAssertEqual(try jobIDs().count, written.withValue { $0 } + 1)
+        XCTAssertEqual(try jobIDs().count, written.withLock { $0 } + 1)
     }
 
     // MARK: - Helpers
@@ -403,14 +404,14 @@ final class GroupCommitWriterTests: StoreTestCase {
                     try writer.write(job)
                     afterReturning()
                 } catch {
-                    outcomes.withValue { $0[index] = error }
+                    outcomes.withLock { $0[index] = error }
                 }
             }.start()
         }
         waitUntil(writer, hasQueued: jobs.count)
         release.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the batch did not finish")
-        return outcomes.withValue { $0 }
+        return outcomes.withLock { $0 }
     }
 
     /// Starts a write on a thread of its own (in `done`) that keeps the writer's lead until

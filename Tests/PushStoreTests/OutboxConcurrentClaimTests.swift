@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -24,17 +25,17 @@ final class OutboxConcurrentClaimTests: OutboxTestCase {
                         // A lease far beyond `now`: a claimed row never comes due again here.
                         let batch = try store.claimDue(limit: 7, now: Outbox.storeNow, lease: 3_600_000)
                         if batch.isEmpty { return }
-                        claimed.withValue { $0 += batch.map(\.id) }
+                        claimed.withLock { $0 += batch.map(\.id) }
                         XCTAssertEqual(Set(batch.map(\.attempts)), [1])
                     }
                 } catch {
-                    errors.withValue { $0.append("\(error)") }
+                    errors.withLock { $0.append("\(error)") }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
-        XCTAssertEqual(errors.withValue { $0 }, [])
-        let all = claimed.withValue { $0 }
+        XCTAssertEqual(errors.withLock { $0 }, [])
+        let all = claimed.withLock { $0 }
         XCTAssertEqual(all.count, 300, "every row claimed")
         XCTAssertEqual(Set(all).count, 300, "no row claimed twice")
         XCTAssertEqual(try store.pendingCount(), 300, "claimed rows stay pending until completed")

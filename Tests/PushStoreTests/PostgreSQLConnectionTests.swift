@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -217,23 +218,23 @@ final class PostgreSQLConnectionTests: StoreTestCase {
                     do {
                         try pool.withConnection { connection in
                             let id = ObjectIdentifier(connection)
-                            _ = seen.withValue { $0.insert(id) }
-                            let fresh = inUse.withValue { $0.insert(id).inserted }
-                            if !fresh { problems.withValue { $0.append("lent twice") } }
-                            defer { _ = inUse.withValue { $0.remove(id) } }
+                            _ = seen.withLock { $0.insert(id) }
+                            let fresh = inUse.withLock { $0.insert(id).inserted }
+                            if !fresh { problems.withLock { $0.append("lent twice") } }
+                            defer { _ = inUse.withLock { $0.remove(id) } }
                             try connection.readTransaction {
                                 try connection.withStatement("SELECT pg_backend_pid()") { _ = try $0.step() }
                             }
                         }
                     } catch {
-                        problems.withValue { $0.append("\(error)") }
+                        problems.withLock { $0.append("\(error)") }
                     }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
-        XCTAssertEqual(problems.withValue { $0 }, [])
-        XCTAssertEqual(inUse.withValue { $0.count }, 0)
-        XCTAssertLessThanOrEqual(seen.withValue { $0.count }, 2, "the pool opened more than its size")
+        XCTAssertEqual(problems.withLock { $0 }, [])
+        XCTAssertEqual(inUse.withLock { $0.count }, 0)
+        XCTAssertLessThanOrEqual(seen.withLock { $0.count }, 2, "the pool opened more than its size")
     }
 }

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -47,15 +48,15 @@ final class PostgreSQLMigratorTests: StoreTestCase {
                 defer { done.leave() }
                 do {
                     let files = try store.migrate(directory: Self.postgreSQLDirectory)
-                    applied.withValue { $0 += files }
+                    applied.withLock { $0 += files }
                 } catch {
-                    errors.withValue { $0.append("\(error)") }
+                    errors.withLock { $0.append("\(error)") }
                 }
             }.start()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
-        XCTAssertEqual(errors.withValue { $0 }, [])
-        XCTAssertEqual(applied.withValue { $0 }.sorted(), files.sorted())
+        XCTAssertEqual(errors.withLock { $0 }, [])
+        XCTAssertEqual(applied.withLock { $0 }.sorted(), files.sorted())
         XCTAssertEqual(try stores[0].appliedMigrations().count, files.count)
     }
 

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -47,12 +48,12 @@ final class ProviderTokenReplacementTests: StoreTestCase {
                     let mine = ArchivedProviderToken(
                         teamID: "T", keyID: "K", keyFingerprint: "f1", token: "node\(index)-\(thread)", issuedAt: 3_100)
                     let answer = (try? store.replaceProviderToken(mine, expecting: first).token) ?? "error"
-                    answers.withValue { $0.append(answer) }
+                    answers.withLock { $0.append(answer) }
                 }.start()
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 120), .success)
-        let all = answers.withValue { $0 }
+        let all = answers.withLock { $0 }
         XCTAssertEqual(all.count, 9)
         XCTAssertEqual(Set(all).count, 1, "one winner, told to all: \(all)")
         XCTAssertNotEqual(all.first, "error")

@@ -166,19 +166,6 @@ enum Fixture {
     }
 }
 
-/// A value shared between test threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
 
 /// Whether `error` is a constraint's refusal, in either engine's error type.
 func isConstraintViolation(_ error: Error) -> Bool {

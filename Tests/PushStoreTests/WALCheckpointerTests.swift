@@ -1,3 +1,5 @@
+import PushCore
+import PushTesting
 import Foundation
 import XCTest
 
@@ -64,7 +66,7 @@ final class WALCheckpointerTests: StoreTestCase {
         let checkpointer = WALCheckpointer(
             store: try SQLiteStore(path: databasePath, autoCheckpoint: false), writer: writer,
             intervalMilliseconds: 5, restartFrames: restartFrames
-        ) { error in failures.withValue { $0.append("\(error)") } }
+        ) { error in failures.withLock { $0.append("\(error)") } }
         checkpointer.start()
         let next = Locked(0)
         let done = DispatchGroup()
@@ -73,7 +75,7 @@ final class WALCheckpointerTests: StoreTestCase {
             Thread {
                 defer { done.leave() }
                 while true {
-                    let row = next.withValue { n -> Int in
+                    let row = next.withLock { n -> Int in
                         n += 1
                         return n
                     }
@@ -81,7 +83,7 @@ final class WALCheckpointerTests: StoreTestCase {
                     do {
                         try writer.write { try Self.insertRow(row, in: $0) }
                     } catch {
-                        failures.withValue { $0.append("row \(row): \(error)") }
+                        failures.withLock { $0.append("row \(row): \(error)") }
                         return
                     }
                 }
@@ -89,7 +91,7 @@ final class WALCheckpointerTests: StoreTestCase {
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "the writers did not finish")
         checkpointer.stop()
-        XCTAssertEqual(failures.withValue { $0 }, [])
+        XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(try count("pages", in: openSQLiteDatabase()), Int64(rows))
         return (try walFileSize(), try walCheckpointSequence())
     }

@@ -1,3 +1,5 @@
+import PushCore
+import PushTesting
 import Foundation
 import XCTest
 
@@ -9,10 +11,10 @@ final class WriteBatcherTests: XCTestCase {
         let batcher = WriteBatcher<Int>(maximumBatch: 8)
         let batches = Locked<[[Int]]>([])
         try batcher.submit(7) { batch in
-            batches.withValue { $0.append(batch) }
+            batches.withLock { $0.append(batch) }
             return batch.map { _ in nil }
         }
-        XCTAssertEqual(batches.withValue { $0 }, [[7]])
+        XCTAssertEqual(batches.withLock { $0 }, [[7]])
     }
 
     /// Items queued while a batch runs go out together in the next one, each once, each caller
@@ -25,7 +27,7 @@ final class WriteBatcherTests: XCTestCase {
         let outcomes = Locked<[Int: String]>([:])
         struct Refused: Error, CustomStringConvertible { let item: Int; var description: String { "refused \(item)" } }
         let run: @Sendable ([Int]) -> [(any Error)?] = { batch in
-            let isFirst = batches.withValue { batches in
+            let isFirst = batches.withLock { batches in
                 batches.append(batch)
                 return batches.count == 1
             }
@@ -42,9 +44,9 @@ final class WriteBatcherTests: XCTestCase {
                 defer { done.leave() }
                 do {
                     try batcher.submit(item, run: run)
-                    outcomes.withValue { $0[item] = "written" }
+                    outcomes.withLock { $0[item] = "written" }
                 } catch {
-                    outcomes.withValue { $0[item] = "\(error)" }
+                    outcomes.withLock { $0[item] = "\(error)" }
                 }
             }.start()
         }
@@ -58,13 +60,13 @@ final class WriteBatcherTests: XCTestCase {
         releaseFirstBatch.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
 
-        let ran = batches.withValue { $0 }
+        let ran = batches.withLock { $0 }
         XCTAssertEqual(ran.first, [100])
         XCTAssertEqual(ran.dropFirst().map(\.count), [4, 4, 2], "queued items in batches of the bound")
         XCTAssertEqual(ran.flatMap { $0 }.sorted(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100], "each item once")
         var expected: [Int: String] = [100: "written"]
         for item in 1...10 { expected[item] = item % 3 == 0 ? "refused \(item)" : "written" }
-        XCTAssertEqual(outcomes.withValue { $0 }, expected)
+        XCTAssertEqual(outcomes.withLock { $0 }, expected)
     }
 
     /// Many threads at once: every item runs once and every caller returns.
@@ -78,7 +80,7 @@ final class WriteBatcherTests: XCTestCase {
                 defer { done.leave() }
                 for n in 0..<500 {
                     try? batcher.submit(thread * 1000 + n) { batch in
-                        seen.withValue { $0.append(contentsOf: batch) }
+                        seen.withLock { $0.append(contentsOf: batch) }
                         return batch.map { _ in nil }
                     }
                 }
@@ -86,6 +88,6 @@ final class WriteBatcherTests: XCTestCase {
         }
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
         let expected = (0..<8).flatMap { thread in (0..<500).map { thread * 1000 + $0 } }
-        XCTAssertEqual(seen.withValue { $0 }.sorted(), expected)
+        XCTAssertEqual(seen.withLock { $0 }.sorted(), expected)
     }
 }

@@ -1,3 +1,4 @@
+import PushCore
 import CCurl
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import PushCore
 import Foundation
 import Logging
 import PushCrypto

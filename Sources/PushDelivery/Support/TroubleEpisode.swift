@@ -1,3 +1,4 @@
+import PushCore
 import Logging
 
 /// One kind of trouble (an upstream failing, credentials refused, pushes given up), logged

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import MockUpstream
 import PushCore

@@ -5,16 +5,17 @@ import PushDelivery
 /// request from replies preloaded per URL fragment and records every request it was given.
 /// Completions run on another thread, as the engine's do, after an optional delay.
 /// `@unchecked Sendable`: `state` is only touched under `lock`.
-final class FakeTransport: HTTP2Transport, @unchecked Sendable {
-    struct Reply {
-        var outcome: UpstreamOutcome
-        var delaySeconds: Double = 0
+public final class FakeTransport: HTTP2Transport, @unchecked Sendable {
+    public init() {}
+    public struct Reply: Sendable {
+        public var outcome: UpstreamOutcome
+        public var delaySeconds: Double = 0
     }
 
     private struct Rule {
-        var urlFragment: String
+        public var urlFragment: String
         /// Used in order; the last one repeats.
-        var replies: [Reply]
+        public var replies: [Reply]
     }
 
     private let lock = NSLock()
@@ -27,13 +28,13 @@ final class FakeTransport: HTTP2Transport, @unchecked Sendable {
     /// Holds every reply back until `count` requests have been submitted, so that a caller
     /// that waits for each answer before sending the next never gets one; `timeout` seconds
     /// after this call the gate opens anyway (`openedByRequests` then says false).
-    func holdReplies(untilRequests count: Int, timeout: Double = 30) {
+    public func holdReplies(untilRequests count: Int, timeout: Double = 30) {
         lock.withLock { gate = (count, []) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { self.openGate(byRequests: false) }
     }
 
     /// Whether the gate of `holdReplies` opened because every request it waited for came.
-    var openedByRequests: Bool { lock.withLock { gateOpenedByRequests } }
+    public var openedByRequests: Bool { lock.withLock { gateOpenedByRequests } }
 
     private func openGate(byRequests: Bool) {
         let held = lock.withLock { () -> [@Sendable () -> Void] in
@@ -47,29 +48,29 @@ final class FakeTransport: HTTP2Transport, @unchecked Sendable {
 
     /// Answers requests whose URL contains `urlFragment` ("" matches all; later rules win) with
     /// these replies in turn, the last one for every request after.
-    func preload(_ urlFragment: String, _ replies: Reply...) {
+    public func preload(_ urlFragment: String, _ replies: Reply...) {
         lock.withLock { rules.insert(Rule(urlFragment: urlFragment, replies: replies), at: 0) }
     }
 
     /// As `preload(_:_:)` for every URL.
-    func preload(_ replies: Reply...) {
+    public func preload(_ replies: Reply...) {
         lock.withLock { rules.insert(Rule(urlFragment: "", replies: replies), at: 0) }
     }
 
-    func preload(
+    public func preload(
         _ urlFragment: String = "", status: Int, headers: [HTTPHeader] = [], body: String = "", delaySeconds: Double = 0
     ) {
         let reply = Reply.response(status, headers: headers, body: body, delaySeconds: delaySeconds)
         lock.withLock { rules.insert(Rule(urlFragment: urlFragment, replies: [reply]), at: 0) }
     }
 
-    var requests: [UpstreamRequest] { lock.withLock { recorded } }
+    public var requests: [UpstreamRequest] { lock.withLock { recorded } }
 
-    func requests(containing urlFragment: String) -> [UpstreamRequest] {
+    public func requests(containing urlFragment: String) -> [UpstreamRequest] {
         requests.filter { $0.url.contains(urlFragment) }
     }
 
-    func submit(_ request: UpstreamRequest, completion: @escaping @Sendable (UpstreamOutcome) -> Void) {
+    public func submit(_ request: UpstreamRequest, completion: @escaping @Sendable (UpstreamOutcome) -> Void) {
         let reply = lock.withLock { () -> Reply in
             recorded.append(request)
             guard let index = rules.firstIndex(where: { $0.urlFragment.isEmpty || request.url.contains($0.urlFragment) }) else {
@@ -94,7 +95,7 @@ final class FakeTransport: HTTP2Transport, @unchecked Sendable {
 }
 
 extension FakeTransport.Reply {
-    static func response(
+    public static func response(
         _ status: Int, headers: [HTTPHeader] = [], body: String = "", delaySeconds: Double = 0
     ) -> FakeTransport.Reply {
         FakeTransport.Reply(
@@ -102,7 +103,7 @@ extension FakeTransport.Reply {
             delaySeconds: delaySeconds)
     }
 
-    static func failure(_ error: TransportError) -> FakeTransport.Reply {
+    public static func failure(_ error: TransportError) -> FakeTransport.Reply {
         FakeTransport.Reply(outcome: .failure(error))
     }
 }
