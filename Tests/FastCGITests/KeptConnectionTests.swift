@@ -19,7 +19,7 @@ final class KeptConnectionTests: XCTestCase {
         let (logger, store) = RecordingLogHandler.logger()
         logs = store
         server = FastCGIServer(
-            configuration: FastCGIConfiguration(socketPath: socketPath, socketGroup: NginxProcess.workerGroupID, threadCount: 1, drainTimeoutSeconds: 5))
+            configuration: FastCGIConfiguration(socketPath: socketPath, threadCount: 1, drainTimeoutSeconds: 5))
         try server.start(makeHandler: { EchoHandler(thread: $0) }, logger: logger)
     }
 

@@ -90,7 +90,7 @@ final class SenderScopeTests: XCTestCase {
         let narrowed = publish("k-b")
         XCTAssertEqual(narrowed.status, 202)
         let body = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(narrowed.body)) as? [String: Any])
-        let content = try XCTUnwrap(body["content"] as? [String: Any], "\(body)")
+        let content = try XCTUnwrap((body["response"] as? [String: Any])?["content"] as? [String: Any], "\(body)")
         XCTAssertEqual(content["queued"] as? Int, 1)
         XCTAssertEqual(content["left_out"] as? Int, 1)
         XCTAssertEqual(store.queued.map(\.1), [[DeviceToken(bytes: [2])]])
