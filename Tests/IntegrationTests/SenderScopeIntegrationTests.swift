@@ -87,14 +87,14 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
     // MARK: 403 in each dialect's shape
 
     func testPnm2ToAnotherTenantsAppIs403AndSendsNothing() throws {
-        let toB = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appB)", "DeviceToken": "\#(Self.fcmToken)", "Message": "hi"}"#
+        let toB = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appB)", "Selector": "s-b", "DeviceToken": "\#(Self.fcmToken)", "Message": "hi"}"#
         let refused = try post("/pnm2/send", toB, key: keyA)
         XCTAssertEqual(refused.status, 403, refused.text)
         XCTAssertEqual(json(refused)["code"], .number(403))
         XCTAssertTrue(json(refused)["response"]?.stringValue?.contains(Self.appB) ?? false, refused.text)
 
         // One entry of B's among A's refuses the whole multisend: nothing goes out.
-        let toA = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appA)", "DeviceToken": "\#(Self.apnsToken)", "Message": "hi"}"#
+        let toA = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appA)", "Selector": "s-a", "DeviceToken": "\#(Self.apnsToken)", "Message": "hi"}"#
         let mixed = try post("/pnm2/multisend", "[\(toA), \(toB)]", key: keyA)
         XCTAssertEqual(mixed.status, 403, mixed.text)
         XCTAssertEqual(json(mixed)["code"], .number(403))
