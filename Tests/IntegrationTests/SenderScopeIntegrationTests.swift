@@ -74,7 +74,8 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
             #"{"system":"apns","action":"add","device_token":"\#(Self.apnsToken)","application_id":"\#(Self.appA)","sandbox":false}"#,
             #"{"system":"gcm","action":"add","registration_id":"\#(Self.fcmToken)"}"#,
         ] {
-            let response = try pushgate.client.post("/api/push", contentType: "application/json", body: body, headers: alice)
+            let response = try pushgate.client.post(
+                "/api/push", contentType: "application/json", body: body, headers: alice)
             XCTAssertEqual(response.status, 200, response.text)
         }
         XCTAssertEqual(try pushgate.storedDevices().count, 2)
@@ -87,19 +88,22 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
     // MARK: 403 in each dialect's shape
 
     func testPnm2ToAnotherTenantsAppIs403AndSendsNothing() throws {
-        let toB = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appB)", "Selector": "s-b", "DeviceToken": "\#(Self.fcmToken)", "Message": "hi"}"#
+        let toB =
+            #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appB)", "Selector": "s-b", "DeviceToken": "\#(Self.fcmToken)", "Message": "hi"}"#
         let refused = try post("/pnm2/send", toB, key: keyA)
         XCTAssertEqual(refused.status, 403, refused.text)
         XCTAssertEqual(json(refused)["code"], .number(403))
         XCTAssertTrue(json(refused)["response"]?.stringValue?.contains(Self.appB) ?? false, refused.text)
 
         // One entry of B's among A's refuses the whole multisend: nothing goes out.
-        let toA = #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appA)", "Selector": "s-a", "DeviceToken": "\#(Self.apnsToken)", "Message": "hi"}"#
+        let toA =
+            #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.appA)", "Selector": "s-a", "DeviceToken": "\#(Self.apnsToken)", "Message": "hi"}"#
         let mixed = try post("/pnm2/multisend", "[\(toA), \(toB)]", key: keyA)
         XCTAssertEqual(mixed.status, 403, mixed.text)
         XCTAssertEqual(json(mixed)["code"], .number(403))
         // A name that is no app at all is outside the scope too (never "not registered").
-        let unknown = try post("/pnm2/send", toB.replacingOccurrences(of: Self.appB, with: "com.example.unknown"), key: keyA)
+        let unknown = try post(
+            "/pnm2/send", toB.replacingOccurrences(of: Self.appB, with: "com.example.unknown"), key: keyA)
         XCTAssertEqual(unknown.status, 403, unknown.text)
         XCTAssertEqual(fcm.sendRequests.count, 0)
         XCTAssertEqual(apns.requests.count, 0)
@@ -174,7 +178,8 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
         let refused = try post("/push/topics/news", body, key: other)
         XCTAssertEqual(refused.status, 403, refused.text)
         XCTAssertTrue(
-            json(refused)["response"]?.objectValue?["error"]?.stringValue?.contains("bridge's apps") ?? false, refused.text)
+            json(refused)["response"]?.objectValue?["error"]?.stringValue?.contains("bridge's apps") ?? false,
+            refused.text)
         let pending = try pendingPushes()
         XCTAssertTrue(pending.contains("pending: 0\n"), pending)
         XCTAssertEqual(fcm.sendRequests.count, 0)
@@ -193,12 +198,14 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
             let anonymous = try pushgate.client.get(page)
             XCTAssertEqual(anonymous.status, 403, "\(page): loopback is no exemption once an operator key exists")
             XCTAssertTrue(anonymous.text.contains("operator key"), anonymous.text)
-            XCTAssertEqual(try pushgate.client.get(page, headers: bearer(keyA)).status, 403, "a sender key is no operator key")
+            XCTAssertEqual(
+                try pushgate.client.get(page, headers: bearer(keyA)).status, 403, "a sender key is no operator key")
             XCTAssertEqual(try pushgate.client.get(page, headers: bearer("pgk_made_up")).status, 403)
             let allowed = try pushgate.client.get(page, headers: bearer(operatorKey))
             XCTAssertEqual(allowed.status, 200, "\(page): \(allowed.text)")
         }
-        XCTAssertTrue(try pushgate.client.get("/metrics", headers: bearer(operatorKey)).text.contains("pushgate_build_info"))
+        XCTAssertTrue(
+            try pushgate.client.get("/metrics", headers: bearer(operatorKey)).text.contains("pushgate_build_info"))
 
         // Revoked, the pages fall back to loopback only.
         XCTAssertEqual(try pushgate.cli(["keys", "revoke", "prometheus"]).status, 0)

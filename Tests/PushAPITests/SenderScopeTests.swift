@@ -54,7 +54,8 @@ final class SenderScopeTests: XCTestCase {
         func publish(_ key: String) -> Response {
             publisher.handle(
                 Request(
-                    method: "POST", path: "/push/topics/news", headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
+                    method: "POST", path: "/push/topics/news",
+                    headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
                     body: Array(#"{"apns": {"aps": {"alert": "hi"}}}"#.utf8), remoteAddress: "192.0.2.7"))
         }
         let refused = publish("k-pbx")
@@ -82,7 +83,8 @@ final class SenderScopeTests: XCTestCase {
         func publish(_ key: String) -> Response {
             publisher.handle(
                 Request(
-                    method: "POST", path: "/push/topics/news", headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
+                    method: "POST", path: "/push/topics/news",
+                    headers: ["authorization": "Bearer \(key)", "content-type": "application/json"],
                     body: Array(#"{"apns": {"aps": {"alert": "hi"}}}"#.utf8), remoteAddress: "192.0.2.7"))
         }
         XCTAssertEqual(publish("k-x").status, 403)

@@ -12,7 +12,11 @@ struct SenderKeyScopeCheck {
         let unscoped = valid.filter { $0.scope.apps == nil }.map(\.name)
         guard appCount > 1, !unscoped.isEmpty else {
             let count = valid.count
-            return [.ok("keys", "\(count) valid sender key\(count == 1 ? "" : "s"), \(appCount) app\(appCount == 1 ? "" : "s")")]
+            return [
+                .ok(
+                    "keys",
+                    "\(count) valid sender key\(count == 1 ? "" : "s"), \(appCount) app\(appCount == 1 ? "" : "s")")
+            ]
         }
         return [
             .warning(

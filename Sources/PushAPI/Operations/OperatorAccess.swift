@@ -33,7 +33,9 @@ public struct OperatorAccess: Sendable {
             guard try keys.hasValidOperatorKeys() else {
                 if request.isFromLoopback { return .allowed(who: "loopback") }
                 return .refused(
-                    reason: "only this machine may read this page until an operator key exists (pushgate keys add NAME --operator)")
+                    reason:
+                        "only this machine may read this page until an operator key exists (pushgate keys add NAME --operator)"
+                )
             }
             guard let presented = SenderAuthorization.presentedKey(request) else {
                 return .refused(reason: "an operator key is required (Authorization: Bearer KEY)")
