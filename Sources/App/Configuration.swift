@@ -13,7 +13,13 @@ public struct Configuration: Sendable {
     public var databasePoolSize = 8
     public var httpPort = 8080
     public var socket = "var/run/pushgate.sock"
-    public var socketMode: UInt16 = 0o666
+    /// 0660: only the socket's owner and group may connect. Anyone who can connect speaks
+    /// FastCGI and sets REMOTE_ADDR themselves, so a world-writable socket would let any local
+    /// user claim to be 127.0.0.1 to the operator pages.
+    public var socketMode: UInt16 = 0o660
+    /// The group the socket is given, a name or a number: one nginx's workers are in. nil
+    /// keeps serve's own group (systemd's `Group=`; with scripts/run, the user's).
+    public var socketGroup: String? = nil
     /// 24: requests parse while the group-commit writer's batch runs, so more threads put
     /// more of them in the next batch (a Token Reporter request wrote ~4.3 KB of WAL instead
     /// of ~5.3 KB). In full runs of the reporter benchmark, 16 threads reached 41–56% of
@@ -107,6 +113,16 @@ public struct Configuration: Sendable {
                 config.socketMode = mode
             },
             show: { "0" + String($0.socketMode, radix: 8) }),
+        Setting(
+            name: "PUSHGATE_SOCKET_GROUP",
+            meaning: "group of the FastCGI socket (a name or number) that nginx's workers are in; unset: serve's own group",
+            apply: { config, value throws(ConfigurationError) in
+                guard SocketGroup.isWellFormed(value) else {
+                    throw .invalid(key: "PUSHGATE_SOCKET_GROUP", value: value, expected: "a group name or number, such as www-data")
+                }
+                config.socketGroup = value
+            },
+            show: { $0.socketGroup }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, which wait on APNs/FCM, apart from PUSHGATE_THREADS", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),

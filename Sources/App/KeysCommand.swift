@@ -11,7 +11,10 @@ struct KeysCommand: ParsableCommand {
         discussion: """
             With at least one valid key, every send-side request must carry one \
             (Authorization: Bearer KEY, or HTTP Basic with the key as password). \
-            With none, only callers on this machine (loopback) may send.
+            With none, only callers on this machine (loopback) may send. \
+            A key made with --app pushes only to those apps, with --dialect only through \
+            those dialects; --operator lets it read /metrics and /status, which then need \
+            an operator key from every caller, loopback included.
             """,
         subcommands: [Add.self, List.self, Revoke.self])
 
@@ -20,24 +23,64 @@ struct KeysCommand: ParsableCommand {
             abstract: "Create a key and print it once (only its SHA-256 digest is stored).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "A name for the sender, shown in logs and by keys list (letters, digits, . _ -).") var name: String
+        @Option(
+            name: .customLong("app"),
+            help: "An app (id) the key may push to; repeat for more. Without it, the key reaches every app.")
+        var apps: [String] = []
+        @Option(
+            name: .customLong("dialect"),
+            help: "A dialect the key may send through (pnm2, cospace, beams, bridge); repeat for more. Without it, every dialect.")
+        var dialects: [String] = []
+        @Flag(name: .customLong("operator"), help: "The key may read /metrics and /status.")
+        var isOperator = false
 
         func validate() throws {
             guard KeysCommand.isValidName(name) else {
                 throw ValidationError("a key name is 1 to 64 of the characters A-Z a-z 0-9 . _ -")
             }
+            _ = try scope()
+        }
+
+        func scope() throws -> SenderScope {
+            var scope = SenderScope(isOperator: isOperator)
+            if !apps.isEmpty {
+                scope.apps = Set(
+                    try apps.map { text in
+                        guard let app = AppID(text) else { throw ValidationError("--app \(text) is not an app id") }
+                        return app
+                    })
+            }
+            if !dialects.isEmpty {
+                scope.dialects = Set(
+                    try dialects.map { text in
+                        guard let dialect = SenderDialect(rawValue: text) else {
+                            let known = SenderDialect.allCases.map(\.rawValue).joined(separator: ", ")
+                            throw ValidationError("--dialect \(text) is not one of \(known)")
+                        }
+                        return dialect
+                    })
+            }
+            return scope
         }
 
         func run() throws {
             let store = try Runtime(global).openStore()
+            let scope = try scope()
+            // An app may be registered after its key: said, not refused.
+            for app in (scope.apps ?? []).sorted() where try store.app(id: app) == nil {
+                FileHandle.standardError.write(Data("note: no app \(app) is registered (yet)\n".utf8))
+            }
             let key = try SenderKeyMaterial.generate()
             do {
-                try store.addSenderKey(name: name, digest: SenderKeyMaterial.digest(of: key))
+                try store.addSenderKey(name: name, digest: SenderKeyMaterial.digest(of: key), scope: scope)
             } catch let error as SenderKeyError {
                 throw CommandFailure(error.description)
             }
             print(key)
             FileHandle.standardError.write(
-                Data("sender key \(name) created; it is shown only now: store it where the sender reads it\n".utf8))
+                Data(
+                    "sender key \(name) created (\(KeysCommand.describe(scope))); it is shown only now: store it where the sender reads it\n"
+                        .utf8))
         }
     }
 
@@ -54,7 +97,7 @@ struct KeysCommand: ParsableCommand {
             for key in keys {
                 let created = KeysCommand.timestamp(key.createdAt)
                 let state = key.revokedAt.map { "revoked \(KeysCommand.timestamp($0))" } ?? "valid"
-                print("\(key.name)\tcreated \(created)\t\(state)")
+                print("\(key.name)\tcreated \(created)\t\(state)\t\(KeysCommand.describe(key.scope))")
             }
         }
     }
@@ -79,6 +122,15 @@ struct KeysCommand: ParsableCommand {
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                     || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
             }
+    }
+
+    /// The scope as `keys list` shows it: a key without an app scope says so in words, since
+    /// it reaches apps registered later too.
+    static func describe(_ scope: SenderScope) -> String {
+        let apps = scope.apps.map { "apps \($0.sorted().map(\.rawValue).joined(separator: ","))" } ?? "every app"
+        let dialects =
+            scope.dialects.map { "dialects \($0.sorted().map(\.rawValue).joined(separator: ","))" } ?? "every dialect"
+        return [apps, dialects, scope.isOperator ? "operator" : nil].compactMap { $0 }.joined(separator: "; ")
     }
 
     static func timestamp(_ seconds: Int64) -> String {

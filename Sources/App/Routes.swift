@@ -80,7 +80,9 @@ enum Routes {
                 handler: NotificationBridge(apps: store, subscriptions: store, bridgeApps: bridgeApps)),
             .init(
                 prefix: TopicPublisher.prefix,
-                handler: SenderOnly(TopicPublisher(subscriptions: store, queued: services.wakeOutbox), senders: senders)),
+                handler: SenderOnly(
+                    TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox),
+                    senders: senders)),
             // Before /api/push, which would match it as a prefix.
             .init(prefix: PushEvents.path, handler: cospaceEvents),
             .init(prefix: PushRegistrations.path, handler: cospace),

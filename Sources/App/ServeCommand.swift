@@ -37,6 +37,7 @@ struct ServeCommand: ParsableCommand {
         let server = FastCGIServer(
             configuration: FastCGIConfiguration(
                 socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
+                socketGroup: try configuration.socketGroup.map(SocketGroup.id(of:)),
                 threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes,
                 lanes: [
                     // Stopping waits for the sends queued and running: their wait, then as long

@@ -10,10 +10,13 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// then neither created nor removed).
     public var tcpAddress: TCPListenAddress?
 
-    /// The socket file's mode. 0o666 because nginx's workers run as another user (`nobody`,
-    /// `www-data`) and must be able to connect; who may reach the socket is decided by the
-    /// permissions of the directories above it, not by the socket file.
+    /// The socket file's mode. 0o660: whoever can connect speaks FastCGI and writes the
+    /// CGI params (REMOTE_ADDR among them) itself, so only the owner and the socket's group
+    /// may; nginx's workers, running as another user, reach it through `socketGroup`.
     public var socketMode: UInt32
+
+    /// The group id the socket file is given; nil keeps the process's own group.
+    public var socketGroup: UInt32?
 
     /// Threads accepting and answering requests, each with its own `FCGX_Request` and its own
     /// handler (so its own SQLite connection). A request holds its thread until it is answered.
@@ -36,7 +39,8 @@ public struct FastCGIConfiguration: Sendable, Equatable {
 
     public init(
         socketPath: String,
-        socketMode: UInt32 = 0o666,
+        socketMode: UInt32 = 0o660,
+        socketGroup: UInt32? = nil,
         threadCount: Int = 8,
         maxBodyBytes: Int = 1_048_576,
         listenBacklog: Int32 = 1024,
@@ -47,6 +51,7 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         self.socketPath = socketPath
         self.tcpAddress = tcpAddress
         self.socketMode = socketMode
+        self.socketGroup = socketGroup
         self.threadCount = threadCount
         self.maxBodyBytes = maxBodyBytes
         self.listenBacklog = listenBacklog

@@ -21,6 +21,12 @@ struct ListeningSocket {
         if descriptor < 0 {
             throw FastCGIError.system(step: "listening on", path: path, errno: errno)
         }
+        if let group = configuration.socketGroup, chown(path, uid_t.max, gid_t(group)) != 0 {
+            let code = errno
+            _ = Glibc.close(descriptor)
+            unlink(path)
+            throw FastCGIError.system(step: "setting the group (\(group)) of", path: path, errno: code)
+        }
         if chmod(path, mode_t(configuration.socketMode)) != 0 {
             let code = errno
             _ = Glibc.close(descriptor)

@@ -4,7 +4,9 @@ import PushCore
 /// it asks the store: a load balancer takes a node whose database is gone or whose writer is
 /// stuck out of rotation, instead of sending it requests that would fail.
 public struct ReadinessCheck: RequestHandler {
-    /// nil when ready, otherwise why not (sent to the operator as the 503's body).
+    /// nil when ready, otherwise why not: for the log only, since the reason may hold the
+    /// database's own error text (host names, user names, paths), which an anonymous caller
+    /// must not read.
     private let notReadyReason: @Sendable () -> String?
 
     public init(notReadyReason: @escaping @Sendable () -> String?) {
@@ -16,7 +18,9 @@ public struct ReadinessCheck: RequestHandler {
             return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
         }
         if let reason = notReadyReason() {
-            return .text(503, "not ready: \(reason)", headers: [("Retry-After", "5")])
+            var response = Response.text(503, "not ready", headers: [("Retry-After", "5")])
+            response.logNote = "not ready: \(reason)"
+            return response
         }
         return .text(200, "ready")
     }

@@ -7,8 +7,8 @@ import PushCore
 /// before every send-side handler; each dialect renders a refusal in its own error shape.
 public struct SenderAuthorization: Sendable {
     public enum Decision: Sendable, Equatable {
-        /// `sender` names the key used, or "loopback".
-        case allowed(sender: String)
+        /// The key used and its scope, or `Sender.loopback`.
+        case allowed(Sender)
         /// 401: no key, or not a valid one. `reason` is safe to show the caller.
         case unauthorized(reason: String)
         /// 403: no keys exist and the caller is not on this machine.
@@ -53,17 +53,17 @@ public struct SenderAuthorization: Sendable {
     public func authorize(_ request: Request) -> Decision {
         do {
             guard try keys.hasValidSenderKeys() else {
-                if request.isFromLoopback { return .allowed(sender: "loopback") }
+                if request.isFromLoopback { return .allowed(.loopback) }
                 return .forbidden(
                     reason: "no sender keys are configured, so only this machine may send (pushgate keys add NAME)")
             }
             guard let presented = Self.presentedKey(request) else {
                 return .unauthorized(reason: "a sender key is required (Authorization: Bearer KEY)")
             }
-            guard let name = try keys.senderKeyName(digest: digest(presented)) else {
+            guard let key = try keys.validSenderKey(digest: digest(presented)) else {
                 return .unauthorized(reason: "the sender key is not valid")
             }
-            return .allowed(sender: name)
+            return .allowed(Sender(name: key.name, scope: key.scope))
         } catch {
             return .unavailable(error)
         }

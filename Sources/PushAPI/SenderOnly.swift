@@ -4,6 +4,9 @@ import PushCore
 /// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
 /// tells `SenderOnly`: what it checks before asking for a key, and its 401 and 403.
 public protocol SendEndpoint: DialectHandler {
+    /// The dialect a sender key's `--dialect` scope names this endpoint by.
+    var dialect: SenderDialect { get }
+
     /// Refusals that come before the sender's key: a wrong path or method is wrong whoever
     /// asks, and a client without credentials (a CORS preflight's OPTIONS) learns what to
     /// fix, not a 401.
@@ -11,13 +14,27 @@ public protocol SendEndpoint: DialectHandler {
 
     /// The dialect's refusal of a caller `SenderAuthorization` did not allow.
     func refusal(_ refusal: SenderRefusal) -> any DialectError
+
+    /// Answers an allowed sender, pushing only to the apps of its scope: a request that names
+    /// an app outside it is refused whole (403) before anything is queued or sent, and a
+    /// fan-out leaves other apps' devices out and says how many.
+    func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response
+}
+
+extension SendEndpoint {
+    /// The endpoint alone, as a caller on this machine with no keys stored would reach it:
+    /// every app. Served, it sits behind `SenderOnly`, which passes the sender it allowed.
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        try respond(to: request, as: .loopback, logger: logger)
+    }
 }
 
 /// Why a caller may not send: `SenderAuthorization`'s 401 and 403, with reasons safe to show.
 public enum SenderRefusal: Sendable, Equatable {
     /// No key, or not a valid one.
     case unauthorized(reason: String)
-    /// No keys exist and the caller is not on this machine.
+    /// No keys exist and the caller is not on this machine, or the key's scope does not
+    /// reach this dialect or the apps the request names.
     case forbidden(reason: String)
 }
 
@@ -37,7 +54,12 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
     public func respond(to request: Request, logger: Logger) throws -> Response {
         try endpoint.checkAddress(request)
         switch senders.authorize(request) {
-        case .allowed: return try endpoint.respond(to: request, logger: logger)
+        case .allowed(let sender):
+            guard sender.scope.allows(endpoint.dialect) else {
+                throw endpoint.refusal(
+                    .forbidden(reason: "the sender key \(sender.name) may not send through \(endpoint.dialect.rawValue)"))
+            }
+            return try endpoint.respond(to: request, as: sender, logger: logger)
         case .unauthorized(let reason): throw endpoint.refusal(.unauthorized(reason: reason))
         case .forbidden(let reason): throw endpoint.refusal(.forbidden(reason: reason))
         case .unavailable(let error): throw error

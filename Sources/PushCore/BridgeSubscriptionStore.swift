@@ -11,6 +11,10 @@ public protocol BridgeSubscriptionStore: Sendable {
     func unsubscribe(appID: AppID, token: DeviceToken, selector: String) throws -> Bool
     /// In one transaction: finds every device subscribed to any of `selectors` that `message`
     /// has a half for (APNs devices need `apns`, FCM devices `fcm`) and queues `message` once
-    /// for each in the outbox. Returns the rows queued.
-    func enqueueTopicPush(_ message: OutboxMessage, subscribedToAnyOf selectors: [String]) throws -> Int
+    /// for each in the outbox, leaving out the devices of apps not in `apps` (nil: every
+    /// app, a sender key without an app scope). Returns the rows queued and the devices left
+    /// out.
+    func enqueueTopicPush(
+        _ message: OutboxMessage, subscribedToAnyOf selectors: [String], within apps: Set<AppID>?
+    ) throws -> ScopedFanOut
 }

@@ -92,8 +92,9 @@ public protocol CospaceUserStore: Sendable {
     func removeAPNsToken(userID: String, token: DeviceToken) throws -> Bool
     @discardableResult
     func removeRegistrationID(userID: String, appID: AppID, registrationID: String) throws -> Bool
-    /// The ids of every device of the user, nil when there is no such user.
-    func deviceIDs(userID: String) throws -> [Int64]?
+    /// The ids of every device of the user whose app is in `apps` (nil: every app), and how
+    /// many devices were left out; nil when there is no such user.
+    func deviceIDs(userID: String, within apps: Set<AppID>?) throws -> ScopedDevices?
 }
 
 public enum CospaceUserError: Error, Equatable, CustomStringConvertible {

@@ -32,6 +32,14 @@ final class NginxTemplateCheckTests: XCTestCase {
             of: "listen 127.0.0.1:8080;",
             with: "listen 0.0.0.0:443 ssl;\n    listen [::]:443 ssl;\n    ssl_certificate /etc/ssl/push.pem;\n    ssl_certificate_key /etc/ssl/push.key;")
         XCTAssertEqual(compare(publicSite, template).map(\.verdict), [.ok])
+        // And who else may read the operator pages (PUSHGATE_NGINX_OPERATOR_ADDRESSES).
+        let prometheus = render(template).replacingOccurrences(
+            of: "        allow ::1;\n", with: "        allow ::1;\n        allow 10.0.0.5;\n        allow 192.0.2.0/24;\n")
+        XCTAssertNotEqual(prometheus, render(template), "the template has the operator pages' allow lines")
+        XCTAssertEqual(compare(prometheus, template).map(\.verdict), [.ok])
+        // But not opening them to everyone.
+        let open = render(template).replacingOccurrences(of: "        deny all;\n", with: "")
+        XCTAssertEqual(compare(open, template).map(\.verdict), [.problem])
     }
 
     func testARenderingOfAnOlderTemplateIsAProblem() throws {

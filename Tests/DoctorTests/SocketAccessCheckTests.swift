@@ -79,7 +79,7 @@ final class SocketAccessCheckTests: XCTestCase {
         let findings = SocketAccessCheck(socket: socketPath, worker: nobody).run()
         XCTAssertEqual(findings.map(\.verdict), [.problem])
         XCTAssertTrue(findings[0].message.contains("may not connect"), findings[0].message)
-        XCTAssertTrue(findings[0].message.contains("PUSHGATE_SOCKET_MODE"), findings[0].message)
+        XCTAssertTrue(findings[0].message.contains("PUSHGATE_SOCKET_GROUP"), findings[0].message)
     }
 
     func testNoSocketMeansServeIsNotRunning() {

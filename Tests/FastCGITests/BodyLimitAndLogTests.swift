@@ -36,7 +36,8 @@ final class BodyLimitTests: XCTestCase {
     func testDefaultConfiguration() {
         let configuration = FastCGIConfiguration(socketPath: "/run/pushgate.sock")
         XCTAssertEqual(configuration.maxBodyBytes, 1_048_576)
-        XCTAssertEqual(configuration.socketMode, 0o666)
+        XCTAssertEqual(configuration.socketMode, 0o660, "only the owner and the socket's group may speak FastCGI")
+        XCTAssertNil(configuration.socketGroup)
         XCTAssertEqual(configuration.listenBacklog, 1024)
     }
 }

@@ -22,7 +22,7 @@ final class EndToEndTests: XCTestCase {
         let (logger, store) = RecordingLogHandler.logger()
         logs = store
         server = FastCGIServer(
-            configuration: FastCGIConfiguration(socketPath: socketPath, threadCount: 2, maxBodyBytes: 1000))
+            configuration: FastCGIConfiguration(socketPath: socketPath, socketGroup: NginxProcess.workerGroupID, threadCount: 2, maxBodyBytes: 1000))
         try server.start(makeHandler: { EchoHandler(thread: $0) }, logger: logger)
         nginx = try NginxProcess(
             prefix: directory.url.appendingPathComponent("nginx"), port: try freeLoopbackPort(),

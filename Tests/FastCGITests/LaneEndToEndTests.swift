@@ -79,7 +79,7 @@ final class LaneEndToEndTests: XCTestCase {
         logs = store
         server = FastCGIServer(
             configuration: FastCGIConfiguration(
-                socketPath: socketPath, threadCount: responderThreads,
+                socketPath: socketPath, socketGroup: NginxProcess.workerGroupID, threadCount: responderThreads,
                 lanes: [
                     LaneConfiguration(
                         lane: .upstream, threadCount: laneThreads, queueLimit: queue, queueWaitSeconds: wait,

@@ -64,6 +64,22 @@ final class SocketFileTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: path), Data("precious".utf8))
     }
 
+    /// The default: only the owner and the socket's group may connect, and the group is the
+    /// one configured, so that nginx's workers (another user) reach it.
+    func testTheSocketIsNotWorldWritableAndGetsTheConfiguredGroup() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/pushgate.sock"
+        let group = getgid() == 0 ? UInt32(65534) : UInt32(getgid())  // root may give any group
+        let server = FastCGIServer(configuration: FastCGIConfiguration(socketPath: path, socketGroup: group))
+        let (logger, _) = RecordingLogHandler.logger()
+        try server.start(makeHandler: { _ in Fixed() }, logger: logger)
+        defer { server.stop() }
+        var info = stat()
+        XCTAssertEqual(lstat(path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o660)
+        XCTAssertEqual(UInt32(info.st_gid), group)
+    }
+
     func testCreatesTheParentDirectoryAndSetsTheMode() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/run/deeper/pushgate.sock"

@@ -30,4 +30,32 @@ final class KeysCommandTests: XCTestCase {
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.stderr.contains("no valid sender key named pbx-1"), again.stderr)
     }
+
+    /// Scopes as the operator gives and reads them: a key without --app says it reaches every
+    /// app; bad scopes are refused before anything is stored.
+    func testAddWithScopesAndListShowsThem() throws {
+        let pushgate = try PushgateInstance()
+        let scoped = try pushgate.cli([
+            "keys", "add", "tenant-a", "--app", "com.example.a", "--app", "com.example.b", "--dialect", "pnm2",
+            "--dialect", "bridge",
+        ])
+        XCTAssertEqual(scoped.status, 0, scoped.stderr)
+        XCTAssertTrue(scoped.stderr.contains("no app com.example.a is registered"), scoped.stderr)
+        XCTAssertEqual(try pushgate.cli(["keys", "add", "prometheus", "--operator"]).status, 0)
+        XCTAssertEqual(try pushgate.cli(["keys", "add", "legacy"]).status, 0)
+
+        let list = try pushgate.cli(["keys", "list"]).stdout
+        let lines = Dictionary(
+            uniqueKeysWithValues: list.split(separator: "\n").map { (String($0.prefix { $0 != "\t" }), String($0)) })
+        XCTAssertTrue(lines["tenant-a"]?.hasSuffix("apps com.example.a,com.example.b; dialects bridge,pnm2") ?? false, list)
+        XCTAssertTrue(lines["prometheus"]?.hasSuffix("every app; every dialect; operator") ?? false, list)
+        XCTAssertTrue(lines["legacy"]?.hasSuffix("every app; every dialect") ?? false, list)
+
+        for bad in [["--app", "bad app!"], ["--dialect", "acrobits"], ["--dialect", ""]] {
+            let refused = try pushgate.cli(["keys", "add", "refused"] + bad)
+            XCTAssertNotEqual(refused.status, 0, "\(bad)")
+            XCTAssertTrue(refused.stderr.contains(bad[0]), refused.stderr)
+        }
+        XCTAssertFalse(try pushgate.cli(["keys", "list"]).stdout.contains("refused"), "nothing stored")
+    }
 }

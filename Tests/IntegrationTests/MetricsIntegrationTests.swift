@@ -109,7 +109,7 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         XCTAssertEqual(try metrics().value("pushgate_requests_total", ["endpoint": "/metrics", "status": "200"]), 1)
     }
 
-    func testOnlyLoopbackOrASenderKeyMayReadIt() throws {
+    func testOnlyLoopbackOrAnOperatorKeyMayReadIt() throws {
         let path = "/metrics"
         func direct(remote: String, _ extra: [(String, String)] = []) throws -> FastCGIRequest.Reply {
             try FastCGIRequest(
@@ -132,7 +132,14 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
             XCTAssertEqual(try direct(remote: remote).status, 200, remote)
         }
 
-        let added = try pushgate.cli(["keys", "add", "prometheus"])
+        // A sender key is no operator key: refused from elsewhere, and loopback stays open.
+        let sender = try pushgate.cli(["keys", "add", "pbx"])
+        XCTAssertEqual(sender.status, 0, sender.stderr)
+        let senderKey = sender.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(try direct(remote: "203.0.113.9", [("HTTP_AUTHORIZATION", "Bearer \(senderKey)")]).status, 403)
+        XCTAssertEqual(try pushgate.client.get(path).status, 200)
+
+        let added = try pushgate.cli(["keys", "add", "prometheus", "--operator"])
         XCTAssertEqual(added.status, 0, added.stderr)
         let key = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let withKey = try direct(remote: "203.0.113.9", [("HTTP_AUTHORIZATION", "Bearer \(key)")])
@@ -141,10 +148,16 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         let basic = Data("prometheus:\(key)".utf8).base64EncodedString()
         XCTAssertEqual(try direct(remote: "203.0.113.9", [("HTTP_AUTHORIZATION", "Basic \(basic)")]).status, 200)
         XCTAssertEqual(try direct(remote: "203.0.113.9", [("HTTP_AUTHORIZATION", "Bearer not-\(key)")]).status, 403)
+        // With an operator key, loopback is no exemption: a local user who speaks FastCGI (or
+        // reaches nginx) must not read the page without it.
+        XCTAssertEqual(try pushgate.client.get(path).status, 403)
+        XCTAssertEqual(try direct(remote: "127.0.0.1").status, 403)
+        XCTAssertEqual(try direct(remote: "127.0.0.1", [("HTTP_AUTHORIZATION", "Bearer \(senderKey)")]).status, 403)
+        XCTAssertEqual(try pushgate.client.get(path, headers: ["Authorization": "Bearer \(key)"]).status, 200)
         let revoked = try pushgate.cli(["keys", "revoke", "prometheus"])
         XCTAssertEqual(revoked.status, 0, revoked.stderr)
         XCTAssertEqual(try direct(remote: "203.0.113.9", [("HTTP_AUTHORIZATION", "Bearer \(key)")]).status, 403)
-        // Loopback needs no key, also while keys exist.
+        // No operator key left: loopback only again, also while sender keys exist.
         XCTAssertEqual(try pushgate.client.get(path).status, 200)
     }
 }

@@ -70,6 +70,8 @@ final class PushgateCluster {
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_THREADS"] = "8"
         environment["PUSHGATE_DATABASE_POOL"] = "4"
+        // The socket is 0660: nginx's workers reach it through its group.
+        if let group = NginxProcess.workerGroup { environment["PUSHGATE_SOCKET_GROUP"] = group }
         for (key, value) in extraEnvironment { environment[key] = value }
         return environment
     }

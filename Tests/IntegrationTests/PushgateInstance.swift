@@ -74,6 +74,8 @@ final class PushgateInstance {
         environment["PUSHGATE_DB"] = database
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_THREADS"] = "8"
+        // The socket is 0660: nginx's workers reach it through its group.
+        if let group = NginxProcess.workerGroup { environment["PUSHGATE_SOCKET_GROUP"] = group }
         if let postgreSQLURL { environment["PUSHGATE_DATABASE_URL"] = postgreSQLURL }
         for (key, value) in extraEnvironment { environment[key] = value }
         return environment

@@ -31,17 +31,21 @@ final class FakeBridgeStore: BridgeSubscriptionStore, @unchecked Sendable {
         return links.count < before
     }
 
-    func enqueueTopicPush(_ message: OutboxMessage, subscribedToAnyOf selectors: [String]) throws -> Int {
+    func enqueueTopicPush(
+        _ message: OutboxMessage, subscribedToAnyOf selectors: [String], within apps: Set<AppID>?
+    ) throws -> ScopedFanOut {
         if failing { throw Broken() }
         var tokens: [DeviceToken] = []
+        var leftOut = 0
         for link in links where selectors.contains(link.selector) && !tokens.contains(link.token) {
             switch platforms[link.appID] {
-            case .apns where message.apns != nil, .fcm where message.fcm != nil: tokens.append(link.token)
+            case .apns where message.apns != nil, .fcm where message.fcm != nil:
+                if apps?.contains(link.appID) ?? true { tokens.append(link.token) } else { leftOut += 1 }
             default: break
             }
         }
         if !tokens.isEmpty { queued.append((message, tokens)) }
-        return tokens.count
+        return ScopedFanOut(queued: tokens.count, leftOut: leftOut)
     }
 }
 
@@ -216,11 +220,12 @@ final class TopicPublisherTests: XCTestCase {
     let android = AppID("com.example.android")!
     final class Wakes: @unchecked Sendable { var count = 0 }
     let wakes = Wakes()
+    let bridgeApps = BridgeApps(apns: "com.example.ios", fcm: "com.example.android")
 
     var publisher: SenderOnly<TopicPublisher> {
         let wakes = self.wakes
         return SenderOnly(
-            TopicPublisher(subscriptions: store, queued: { wakes.count += 1 }),
+            TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: { wakes.count += 1 }),
             senders: SenderAuthorization(keys: keys, digest: { $0 }))
     }
 

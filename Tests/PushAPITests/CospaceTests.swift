@@ -12,6 +12,8 @@ final class CospaceMemoryStore: CospaceUserStore, OutboxStore, @unchecked Sendab
     var apns: [String: [CospaceAPNsRegistration]] = [:]
     var gcm: [String: [String]] = [:]
     var enqueued: [(OutboxMessage, [Int64])] = []
+    /// The app every registration id belongs to.
+    var fcmApp = AppID("cospace.fcm")!
 
     func addUser(name: String, passwordHash: String) throws -> CospaceUser {
         let user = CospaceUser(id: UUID().uuidString.lowercased(), name: name, passwordHash: passwordHash)
@@ -51,9 +53,13 @@ final class CospaceMemoryStore: CospaceUserStore, OutboxStore, @unchecked Sendab
         gcm[userID]?.removeAll { $0 == registrationID }
         return before != (gcm[userID]?.count ?? 0)
     }
-    func deviceIDs(userID: String) throws -> [Int64]? {
+    /// APNs devices first, then FCM ones, numbered from 0; an APNs device's app is its
+    /// application id, an FCM one's `fcmApp`.
+    func deviceIDs(userID: String, within apps: Set<AppID>?) throws -> ScopedDevices? {
         guard try user(id: userID) != nil else { return nil }
-        return (0..<Int64((apns[userID]?.count ?? 0) + (gcm[userID]?.count ?? 0))).map { $0 }
+        let owned = (apns[userID] ?? []).map { AppID($0.applicationID)! } + (gcm[userID] ?? []).map { _ in fcmApp }
+        let inScope = owned.indices.filter { apps?.contains(owned[$0]) ?? true }
+        return ScopedDevices(inScope: inScope.map(Int64.init), leftOut: owned.count - inScope.count)
     }
 
     func enqueue(_ message: OutboxMessage, deviceIDs: [Int64]) throws -> Int {

@@ -12,8 +12,9 @@ final class DialectFailureTests: XCTestCase {
     struct AwayStore: SenderKeyStore, AcrobitsAccountStore {
         static let away = StoreUnavailable(reason: "connection refused")
         func hasValidSenderKeys() throws -> Bool { throw Self.away }
-        func senderKeyName(digest: String) throws -> String? { throw Self.away }
-        func addSenderKey(name: String, digest: String) throws { throw Self.away }
+        func hasValidOperatorKeys() throws -> Bool { throw Self.away }
+        func validSenderKey(digest: String) throws -> SenderKey? { throw Self.away }
+        func addSenderKey(name: String, digest: String, scope: SenderScope) throws { throw Self.away }
         func senderKeys() throws -> [SenderKey] { throw Self.away }
         func revokeSenderKey(name: String) throws -> Bool { throw Self.away }
         func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws { throw Self.away }
@@ -121,7 +122,7 @@ final class DialectFailureTests: XCTestCase {
         assertUnavailable(
             beams.handle(post("/publish_api/v1/instances/k/publishes", "{}")),
             body: #"{"description":"The database is unavailable, try again later.","error":"Service Unavailable"}"#)
-        let topics = SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore()), senders: senders)
+        let topics = SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore(), bridgeApps: BridgeApps(apns: nil, fcm: nil)), senders: senders)
         assertUnavailable(
             topics.handle(post("/push/topics/a", "{}")),
             body: #"{"response":{"error":"the database is unavailable, try again later"}}"#)

@@ -16,8 +16,8 @@ final class SenderAuthorizationTests: XCTestCase {
     }
 
     func testWithoutKeysOnlyLoopbackMaySend() {
-        XCTAssertEqual(gate.authorize(request()), .allowed(sender: "loopback"))
-        XCTAssertEqual(gate.authorize(request(from: "::1")), .allowed(sender: "loopback"))
+        XCTAssertEqual(gate.authorize(request()), .allowed(.loopback))
+        XCTAssertEqual(gate.authorize(request(from: "::1")), .allowed(.loopback))
         guard case .forbidden(let reason) = gate.authorize(request("Bearer anything", from: "192.0.2.7")) else {
             return XCTFail("a remote caller must be refused while no key exists")
         }
@@ -26,12 +26,12 @@ final class SenderAuthorizationTests: XCTestCase {
 
     func testWithKeysEveryCallerNeedsAValidOne() throws {
         try keys.addSenderKey(name: "pbx1", digest: String("pgk_secret".reversed()))
-        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret", from: "192.0.2.7")), .allowed(sender: "pbx1"))
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret", from: "192.0.2.7")), .allowed(Sender(name: "pbx1", scope: .unrestricted)))
         // Basic with the key as password (any user), or as user with an empty password.
         let basicPassword = "Basic " + Data("pbx:pgk_secret".utf8).base64EncodedString()
         let basicUser = "Basic " + Data("pgk_secret:".utf8).base64EncodedString()
-        XCTAssertEqual(gate.authorize(request(basicPassword)), .allowed(sender: "pbx1"))
-        XCTAssertEqual(gate.authorize(request(basicUser)), .allowed(sender: "pbx1"))
+        XCTAssertEqual(gate.authorize(request(basicPassword)), .allowed(Sender(name: "pbx1", scope: .unrestricted)))
+        XCTAssertEqual(gate.authorize(request(basicUser)), .allowed(Sender(name: "pbx1", scope: .unrestricted)))
         // Loopback is no exemption once keys exist.
         XCTAssertEqual(gate.authorize(request()).status, 401)
         XCTAssertEqual(gate.authorize(request("Bearer pgk_wrong")), .unauthorized(reason: "the sender key is not valid"))

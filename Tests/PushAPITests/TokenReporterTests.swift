@@ -285,13 +285,14 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(HealthCheck().handle(Request(method: "POST", path: "/healthz")).status, 405)
     }
 
-    func testReadinessCheckAnswersWithTheProbesReason() {
+    func testReadinessCheckLogsTheProbesReasonAndAnswersWithoutIt() {
         let ready = ReadinessCheck(notReadyReason: { nil }).handle(Request(method: "GET", path: "/readyz"))
         XCTAssertEqual(ready.status, 200)
         let notReady = ReadinessCheck(notReadyReason: { "the database does not answer" })
             .handle(Request(method: "HEAD", path: "/readyz"))
         XCTAssertEqual(notReady.status, 503)
-        XCTAssertEqual(String(decoding: notReady.body, as: UTF8.self), "not ready: the database does not answer\n")
+        XCTAssertEqual(String(decoding: notReady.body, as: UTF8.self), "not ready\n")
+        XCTAssertEqual(notReady.logNote, "not ready: the database does not answer")
         XCTAssertEqual(notReady.header("Retry-After"), "5")
         XCTAssertEqual(ReadinessCheck(notReadyReason: { nil }).handle(Request(method: "PUT", path: "/readyz")).status, 405)
     }

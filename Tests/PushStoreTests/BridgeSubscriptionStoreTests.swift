@@ -68,18 +68,33 @@ final class BridgeSubscriptionStoreTests: StoreTestCase {
         _ = try store.subscribe(appID: AppID("com.example.gone")!, token: one, reportedToken: "g", selector: ">news/sport")
 
         let lookup = [">news/sport", ">news/sport//", ">news/", ">news//"]
-        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: lookup), 3)
+        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: lookup, within: nil).queued, 3)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1000)
         XCTAssertEqual(Set(claimed.map(\.notification.token)), [one, two, fcmToken])
         XCTAssertEqual(Set(claimed.map(\.source)), ["bridge:topic"])
 
         let apnsOnly = OutboxMessage(source: "bridge:topic", apns: message.apns)
-        XCTAssertEqual(try store.enqueueTopicPush(apnsOnly, subscribedToAnyOf: lookup), 2, "FCM devices need an fcm half")
+        XCTAssertEqual(try store.enqueueTopicPush(apnsOnly, subscribedToAnyOf: lookup, within: nil).queued, 2, "FCM devices need an fcm half")
         let fcmOnly = OutboxMessage(source: "bridge:topic", fcm: message.fcm)
-        XCTAssertEqual(try store.enqueueTopicPush(fcmOnly, subscribedToAnyOf: lookup), 1)
-        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: [">sport"]), 0)
-        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: []), 0)
+        XCTAssertEqual(try store.enqueueTopicPush(fcmOnly, subscribedToAnyOf: lookup, within: nil).queued, 1)
+        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: [">sport"], within: nil).queued, 0)
+        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: [], within: nil).queued, 0)
         XCTAssertEqual(try store.pendingCount(), 6)
+    }
+
+    /// A sender key limited to apps: the other apps' subscribers stay unqueued, and counted.
+    func testAPublishWithinAnAppScopeLeavesTheOtherAppsDevicesOutAndCountsThem() throws {
+        let store = try store()
+        _ = try store.subscribe(appID: Fixture.apnsAppID, token: Fixture.apnsToken(1), reportedToken: "1", selector: ">a")
+        _ = try store.subscribe(appID: Fixture.apnsAppID, token: Fixture.apnsToken(2), reportedToken: "2", selector: ">a")
+        _ = try store.subscribe(appID: Fixture.fcmAppID, token: fcmToken, reportedToken: "f", selector: ">a")
+        XCTAssertEqual(
+            try store.enqueueTopicPush(message, subscribedToAnyOf: [">a"], within: [Fixture.fcmAppID]),
+            ScopedFanOut(queued: 1, leftOut: 2))
+        XCTAssertEqual(Set(try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1000).map(\.notification.token)), [fcmToken])
+        XCTAssertEqual(
+            try store.enqueueTopicPush(message, subscribedToAnyOf: [">a"], within: []), ScopedFanOut(queued: 0, leftOut: 3))
+        XCTAssertEqual(try store.pendingCount(), 1, "nothing queued beyond the one in scope")
     }
 
     func testPruningADeadTokenDropsItsSubscriptions() throws {
@@ -90,6 +105,6 @@ final class BridgeSubscriptionStoreTests: StoreTestCase {
         XCTAssertTrue(try store.pruneDevice(id: id, deadSince: nil))
         let database = try openDatabase()
         XCTAssertEqual(try count("bridge_subscriptions", in: database), 0)
-        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: [">a"]), 0)
+        XCTAssertEqual(try store.enqueueTopicPush(message, subscribedToAnyOf: [">a"], within: nil).queued, 0)
     }
 }

@@ -98,8 +98,8 @@ final class CospaceUserStoreTests: StoreTestCase {
         XCTAssertEqual(try store.devices().count, 2, "bob still owns the registration id")
         XCTAssertTrue(try store.removeUser(name: "bob"))
         XCTAssertEqual(try store.devices().count, 1)
-        XCTAssertEqual(try store.deviceIDs(userID: alice.id)?.count, 1)
-        XCTAssertNil(try store.deviceIDs(userID: bob.id))
+        XCTAssertEqual(try store.deviceIDs(userID: alice.id, within: nil)?.inScope.count, 1)
+        XCTAssertNil(try store.deviceIDs(userID: bob.id, within: nil))
         XCTAssertTrue(try store.removeAPNsToken(userID: alice.id, token: Fixture.apnsToken(1)))
         XCTAssertEqual(try store.devices(), [])
     }
@@ -138,12 +138,28 @@ final class CospaceUserStoreTests: StoreTestCase {
         XCTAssertTrue(
             try store.addAPNsToken(userID: alice.id, registration(1, sandbox: true, topic: "de.cospace.app.voip")))
         XCTAssertTrue(try store.addAPNsToken(userID: alice.id, registration(2)))
-        let ids = try XCTUnwrap(store.deviceIDs(userID: alice.id))
+        let ids = try XCTUnwrap(store.deviceIDs(userID: alice.id, within: nil)).inScope
         let message = OutboxMessage(source: "cospace:event", apns: APNsMessage(payload: Array("{}".utf8)))
         XCTAssertEqual(try store.enqueue(message, deviceIDs: ids), 2)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1000)
             .sorted { $0.notification.token.bytes[0] < $1.notification.token.bytes[0] }
         XCTAssertEqual(claimed.map(\.notification.sandbox), [true, nil])
         XCTAssertEqual(claimed.map(\.notification.apns?.topic), ["de.cospace.app.voip", "de.cospace.app"])
+    }
+
+    /// A sender key limited to apps sees the user's devices of those apps, and a count of the rest.
+    func testDeviceIDsWithinAnAppScopeCountTheOthers() throws {
+        let store = try makeStore()
+        try store.addApp(Self.cospaceApp, replacing: false)
+        let alice = try store.addUser(name: "alice", passwordHash: "h")
+        XCTAssertTrue(try store.addAPNsToken(userID: alice.id, registration(1)))
+        try store.addRegistrationID(userID: alice.id, appID: Fixture.fcmAppID, registrationID: "registration-1")
+        let all = try XCTUnwrap(store.deviceIDs(userID: alice.id, within: nil))
+        XCTAssertEqual(all.inScope.count, 2)
+        XCTAssertEqual(all.leftOut, 0)
+        let fcmOnly = try XCTUnwrap(store.deviceIDs(userID: alice.id, within: [Fixture.fcmAppID]))
+        XCTAssertEqual(fcmOnly.inScope.count, 1)
+        XCTAssertEqual(fcmOnly.leftOut, 1)
+        XCTAssertEqual(try store.deviceIDs(userID: alice.id, within: []), ScopedDevices(inScope: [], leftOut: 2))
     }
 }

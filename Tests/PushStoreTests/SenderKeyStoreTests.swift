@@ -36,6 +36,27 @@ final class SenderKeyStoreTests: StoreTestCase {
             XCTAssertEqual(error as? SenderKeyError, .duplicateName("pbx1"))
         }
     }
+
+    /// Scopes come back as stored; an operator key exists only while one is valid.
+    func testScopesAreStoredAndOperatorKeysCounted() throws {
+        let store = try makeStore()
+        let scoped = SenderScope(
+            apps: [AppID("com.example.a")!, AppID("com.example.b")!], dialects: [.pnm2, .bridge], isOperator: false)
+        try store.addSenderKey(name: "tenant-a", digest: "d1", scope: scoped)
+        try store.addSenderKey(name: "legacy", digest: "d2")
+        XCTAssertFalse(try store.hasValidOperatorKeys())
+        try store.addSenderKey(name: "prometheus", digest: "d3", scope: SenderScope(dialects: [], isOperator: true))
+        XCTAssertTrue(try store.hasValidOperatorKeys())
+
+        XCTAssertEqual(try store.validSenderKey(digest: "d1")?.scope, scoped)
+        XCTAssertEqual(try store.validSenderKey(digest: "d2")?.scope, .unrestricted, "a key without scope reaches everything")
+        XCTAssertEqual(try store.validSenderKey(digest: "d3")?.scope, SenderScope(dialects: [], isOperator: true))
+        XCTAssertEqual(try store.senderKeys().map(\.scope.isOperator), [false, true, false])
+
+        XCTAssertTrue(try store.revokeSenderKey(name: "prometheus"))
+        XCTAssertFalse(try store.hasValidOperatorKeys(), "a revoked operator key no longer guards the pages")
+        XCTAssertNil(try store.validSenderKey(digest: "d3"))
+    }
 }
 
 final class ProviderTokenArchiveStoreTests: StoreTestCase {

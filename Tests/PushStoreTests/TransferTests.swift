@@ -154,7 +154,8 @@ final class TransferTests: StoreTestCase {
                 OutboxMessage(
                     source: "bridge:topic", apns: APNsMessage(payload: Array("{}".utf8), pushType: .voip, priority: 5),
                     fcm: FCMMessage(fields: ["data": .object(["a": .string("b")])])),
-                subscribedToAnyOf: ["?topics/"]), 1)
+                subscribedToAnyOf: ["?topics/"], within: nil
+            ).queued, 1)
         let devices = try store.devices().map(\.id)
         XCTAssertEqual(try store.enqueue(OutboxMessage(source: "cospace:event", apns: APNsMessage(payload: [0, 1, 255])), deviceIDs: devices), devices.count)
         let claimed = try store.claimDue(limit: 2, now: Outbox.storeNow, lease: 60_000)

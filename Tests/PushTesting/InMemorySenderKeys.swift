@@ -8,15 +8,15 @@ public final class InMemorySenderKeys: SenderKeyStore, @unchecked Sendable {
 
     // @unchecked: every field is read and written under `lock`.
     private let lock = NSLock()
-    private var names: [String: String] = [:]
+    private var keys: [String: SenderKey] = [:]
     private var failingReads = false
 
     public init() {}
 
-    /// Name by digest; setting it replaces every key.
+    /// Name by digest; setting it replaces every key with unrestricted ones.
     public var valid: [String: String] {
-        get { lock.withLock { names } }
-        set { lock.withLock { names = newValue } }
+        get { lock.withLock { keys.mapValues(\.name) } }
+        set { lock.withLock { keys = newValue.mapValues { SenderKey(name: $0, createdAt: 0, revokedAt: nil) } } }
     }
 
     public var failing: Bool {
@@ -25,32 +25,37 @@ public final class InMemorySenderKeys: SenderKeyStore, @unchecked Sendable {
     }
 
     public func hasValidSenderKeys() throws -> Bool {
-        try lock.withLock {
-            if failingReads { throw Unavailable() }
-            return !names.isEmpty
-        }
+        try read { !keys.isEmpty }
     }
 
-    public func senderKeyName(digest: String) throws -> String? {
-        try lock.withLock {
-            if failingReads { throw Unavailable() }
-            return names[digest]
-        }
+    public func hasValidOperatorKeys() throws -> Bool {
+        try read { keys.values.contains { $0.scope.isOperator } }
     }
 
-    public func addSenderKey(name: String, digest: String) throws {
-        lock.withLock { names[digest] = name }
+    public func validSenderKey(digest: String) throws -> SenderKey? {
+        try read { keys[digest] }
+    }
+
+    public func addSenderKey(name: String, digest: String, scope: SenderScope) throws {
+        lock.withLock { keys[digest] = SenderKey(name: name, createdAt: 0, revokedAt: nil, scope: scope) }
     }
 
     public func senderKeys() throws -> [SenderKey] {
-        lock.withLock { names.values.sorted().map { SenderKey(name: $0, createdAt: 0, revokedAt: nil) } }
+        lock.withLock { keys.values.sorted { $0.name < $1.name } }
     }
 
     public func revokeSenderKey(name: String) throws -> Bool {
         lock.withLock {
-            guard let digest = names.first(where: { $0.value == name })?.key else { return false }
-            names[digest] = nil
+            guard let digest = keys.first(where: { $0.value.name == name })?.key else { return false }
+            keys[digest] = nil
             return true
+        }
+    }
+
+    private func read<T>(_ body: () -> T) throws -> T {
+        try lock.withLock {
+            if failingReads { throw Unavailable() }
+            return body()
         }
     }
 }

@@ -15,6 +15,17 @@ public final class NginxProcess {
         public let description: String
     }
 
+    /// The group nginx's workers run in as the tests start nginx: as root without a `user`
+    /// line they are nginx's built-in `nobody`, in Debian's `nogroup`; otherwise they are the
+    /// test's own user, who owns the socket anyway (nil). A 0660 socket must be in this group.
+    public static var workerGroup: String? { geteuid() == 0 ? "nogroup" : nil }
+
+    /// `workerGroup`'s id, for servers the tests configure directly.
+    public static var workerGroupID: UInt32? {
+        guard let name = workerGroup, let entry = getgrnam(name) else { return nil }
+        return UInt32(entry.pointee.gr_gid)
+    }
+
     /// The checkout, found from this file's path (Tests/PushTesting/NginxProcess.swift).
     public static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

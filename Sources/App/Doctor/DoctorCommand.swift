@@ -57,6 +57,7 @@ struct DoctorCommand: ParsableCommand {
         }
         var latestRecordedTime: Int64?
         var apps: [RegisteredApp]?
+        var keys: [SenderKey]?
         if let postgreSQLStore = runtime.postgreSQLStore {
             let checked = PostgreSQLCheck(
                 store: postgreSQLStore, description: runtime.databaseDescription,
@@ -65,6 +66,13 @@ struct DoctorCommand: ParsableCommand {
             findings += checked.findings
             findings += PostgreSQLCheck.transportFindings(PostgreSQLConnectionString(configuration.databaseURL ?? ""))
             apps = checked.apps
+            if apps != nil {
+                do {
+                    keys = try postgreSQLStore.senderKeys()
+                } catch {
+                    findings.append(.problem("keys", "cannot read the sender keys: \(error)"))
+                }
+            }
         } else {
             let database = DatabaseCheck(
                 path: configuration.database, migrations: Result { try Migration.builtIn(for: .sqlite) },
@@ -74,11 +82,17 @@ struct DoctorCommand: ParsableCommand {
             latestRecordedTime = database.latestRecordedTime
             if database.isUsable {
                 do {
-                    apps = try SQLiteStore(path: configuration.database).apps()
+                    let store = try SQLiteStore(path: configuration.database)
+                    apps = try store.apps()
+                    keys = try store.senderKeys()
                 } catch {
                     findings.append(.problem("apps", "cannot read the registered apps: \(error)"))
                 }
             }
+        }
+
+        if let apps, let keys {
+            findings += SenderKeyScopeCheck(keys: keys, appCount: apps.count).run()
         }
 
         if let address = configuration.listen {

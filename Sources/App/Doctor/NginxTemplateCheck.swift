@@ -77,8 +77,9 @@ struct NginxTemplateCheck {
         let text: String
     }
 
-    /// Directives an operator sets for their own site: the address, the name, TLS.
-    static let operatorsOwn = ["listen ", "server_name ", "ssl_"]
+    /// Directives an operator sets for their own site: the address, the name, TLS, and who
+    /// besides loopback may reach the operator pages (`allow`).
+    static let operatorsOwn = ["listen ", "server_name ", "ssl_", "allow "]
 
     private static func significantLines(_ text: String) -> [Line] {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in

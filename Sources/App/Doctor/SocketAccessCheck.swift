@@ -46,7 +46,8 @@ struct SocketAccessCheck {
                 .problem(
                     "socket",
                     "\(worker.name) may not connect to \(absolute) (mode \(Self.octal(info.st_mode)), \(Self.owners(info))): "
-                        + "set PUSHGATE_SOCKET_MODE (0660 with \(worker.name) in the socket's group, or 0666)"))
+                        + "set PUSHGATE_SOCKET_GROUP to a group \(worker.name) is in (PUSHGATE_SOCKET_MODE 0660 lets "
+                        + "that group connect); not 0666, which lets every local user speak FastCGI to serve"))
         }
         if findings.isEmpty {
             findings.append(.ok("socket", "\(worker.name) (nginx's workers) can reach \(absolute) (\(name))"))

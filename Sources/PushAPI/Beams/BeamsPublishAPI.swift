@@ -8,6 +8,7 @@ import PushCore
 /// Served as `SenderOnly(BeamsPublishAPI(…), senders:)`: only senders may publish.
 public struct BeamsPublishAPI: SendEndpoint {
     public static let prefix = "/publish_api"
+    public let dialect = SenderDialect.beams
 
     private let store: any BeamsStore
     private let identifiers: RandomIdentifier
@@ -43,10 +44,13 @@ public struct BeamsPublishAPI: SendEndpoint {
         BeamsError.failure(failure)
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let appKey = try Self.instance(request.path)
         guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
+        // An instance is its apps together: a key must reach all of them, or it could publish
+        // one half of a push meant for both.
+        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
         let publish = try BeamsPublish(BeamsJSONBody(request))
         // Each app of the instance gets the publish when it carries that platform's half;
         // one without a half is skipped (Beams publishes to iOS only, or Android only).

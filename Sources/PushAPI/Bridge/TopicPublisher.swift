@@ -7,17 +7,23 @@ import PushCore
 /// `SenderOnly(TopicPublisher(…), senders:)`: only senders may publish.
 public struct TopicPublisher: SendEndpoint {
     public static let prefix = "/push/topics"
+    public let dialect = SenderDialect.bridge
     /// Two payloads of at most a few KB each.
     static let bodyLimit = 64 * 1024
 
     private let subscriptions: any BridgeSubscriptionStore
+    /// The apps the bridge's destinations belong to: a publish names them, as a pnm2 push
+    /// names its AppId.
+    private let bridgeApps: BridgeApps
     /// Called after a publish queued something, to wake the outbox worker.
     private let queued: @Sendable () -> Void
 
     public init(
-        subscriptions: any BridgeSubscriptionStore, queued: @escaping @Sendable () -> Void = {}
+        subscriptions: any BridgeSubscriptionStore, bridgeApps: BridgeApps,
+        queued: @escaping @Sendable () -> Void = {}
     ) {
         self.subscriptions = subscriptions
+        self.bridgeApps = bridgeApps
         self.queued = queued
     }
 
@@ -38,17 +44,30 @@ public struct TopicPublisher: SendEndpoint {
         }
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let topic = try Self.topic(in: request.path)
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
-        let count = try subscriptions.enqueueTopicPush(
+        // A key limited to apps must reach at least one of the bridge's: otherwise the publish
+        // names only apps outside its scope. Subscribers of the other one are left out below.
+        if sender.scope.apps != nil {
+            let named = [bridgeApps.apns, bridgeApps.fcm].compactMap { $0.flatMap { AppID($0) } }
+            if named.allSatisfy({ !sender.scope.allows($0) }) {
+                throw refusal(
+                    .forbidden(
+                        reason: "the sender key \(sender.name) may not push to the bridge's apps "
+                            + (named.isEmpty ? "(none is configured)" : named.map(\.rawValue).joined(separator: ", "))))
+            }
+        }
+        let fanOut = try subscriptions.enqueueTopicPush(
             OutboxMessage(source: "bridge:topic", apns: push.apns, fcm: push.fcm),
-            subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic))
-        if count > 0 { queued() }
-        return BridgeResponse.content(
-            .object(["topic": .string(topic.text), "queued": .number(Double(count))]), correlation: nil,
-            status: 202)
+            subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic), within: sender.scope.apps)
+        if fanOut.queued > 0 { queued() }
+        var fields: [String: JSONValue] = ["topic": .string(topic.text), "queued": .number(Double(fanOut.queued))]
+        if sender.scope.apps != nil { fields["left_out"] = .number(Double(fanOut.leftOut)) }
+        var response = BridgeResponse.content(.object(fields), correlation: nil, status: 202)
+        response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
+        return response
     }
 
     public func failureResponse(_ failure: ServiceFailure) -> Response {

@@ -14,12 +14,13 @@ public struct CospaceEventPublisher: Sendable {
         self.notify = notify
     }
 
-    /// How many devices were queued; nil when no user has the event's owner id.
-    public func publish(_ event: CospaceEvent) throws -> Int? {
+    /// How many devices were queued and how many left out because their app is not in
+    /// `apps` (nil: every app); nil when no user has the event's owner id.
+    public func publish(_ event: CospaceEvent, within apps: Set<AppID>? = nil) throws -> ScopedFanOut? {
         // The stored ids are lowercase; senders may write a UUID in either case.
-        guard let deviceIDs = try users.deviceIDs(userID: event.owner.lowercased()) else { return nil }
-        let queued = try outbox.enqueue(event.outboxMessage, deviceIDs: deviceIDs)
+        guard let devices = try users.deviceIDs(userID: event.owner.lowercased(), within: apps) else { return nil }
+        let queued = try outbox.enqueue(event.outboxMessage, deviceIDs: devices.inScope)
         if queued > 0 { notify() }
-        return queued
+        return ScopedFanOut(queued: queued, leftOut: devices.leftOut)
     }
 }

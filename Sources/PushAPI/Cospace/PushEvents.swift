@@ -6,6 +6,7 @@ import PushCore
 /// send endpoint.
 public struct PushEvents: SendEndpoint {
     public static let path = "/api/push/events"
+    public let dialect = SenderDialect.cospace
     static let bodyLimit = 64 * 1024
 
     private let publisher: CospaceEventPublisher
@@ -33,13 +34,22 @@ public struct PushEvents: SendEndpoint {
         }
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let event = try CospaceEvent(CospaceJSON.object(request, limit: Self.bodyLimit))
-        guard let queued = try publisher.publish(event) else {
+        guard let fanOut = try publisher.publish(event, within: sender.scope.apps) else {
             throw CospaceError.notFound(status: "unknown-owner")
         }
-        return .json(200, JSONValue.object(["queued": .number(Double(queued))]).encoded())
+        // Every device of the user belongs to apps outside the key's scope: the event names
+        // only those, so it is refused like a pnm2 push to such an app.
+        if fanOut.queued == 0 && fanOut.leftOut > 0 {
+            throw refusal(sender.refusalOfFanOut(leftOut: fanOut.leftOut))
+        }
+        var fields: [String: JSONValue] = ["queued": .number(Double(fanOut.queued))]
+        if sender.scope.apps != nil { fields["left_out"] = .number(Double(fanOut.leftOut)) }
+        var response = Response.json(200, JSONValue.object(fields).encoded())
+        response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
+        return response
     }
 
     public func failureResponse(_ failure: ServiceFailure) -> Response {

@@ -1,14 +1,17 @@
 import PushCore
 
-/// Who may read the operator's pages (`/metrics`, `/status`): a caller on this machine, or
-/// one presenting a valid sender key (`Authorization: Bearer KEY`, or HTTP Basic with the key
-/// as password, as the send side takes it), so that Prometheus on another host can scrape.
-/// Phones have neither. "This machine" is the peer nginx saw (`REMOTE_ADDR`), never a header
-/// the client wrote (`X-Forwarded-For` is the client's word): behind another proxy on the
-/// same host every client would look local, so that proxy must not forward to these paths.
+/// Who may read the operator's pages (`/metrics`, `/status`). Once a valid operator key
+/// exists (`pushgate keys add NAME --operator`), only a caller presenting one
+/// (`Authorization: Bearer KEY`, or HTTP Basic with the key as password, as the send side
+/// takes it), from loopback too: a local user who can reach nginx, or speak FastCGI to the
+/// socket, must not read them. Before that, a caller on this machine only, and no sender key
+/// opens them: a PBX's key is not an operator's.
+/// "This machine" is the peer nginx saw (`REMOTE_ADDR`), never a header the client wrote
+/// (`X-Forwarded-For` is the client's word): behind another proxy on the same host every
+/// client would look local, so that proxy must not forward to these paths.
 public struct OperatorAccess: Sendable {
     public enum Decision: Sendable {
-        /// `who` is "loopback" or the sender key's name.
+        /// `who` is "loopback" or the operator key's name.
         case allowed(who: String)
         /// 403, with a reason safe to show the caller.
         case refused(reason: String)
@@ -26,15 +29,21 @@ public struct OperatorAccess: Sendable {
     }
 
     public func check(_ request: Request) -> Decision {
-        if request.isFromLoopback { return .allowed(who: "loopback") }
-        guard let presented = SenderAuthorization.presentedKey(request) else {
-            return .refused(reason: "only this machine, or a caller with a sender key, may read this page")
-        }
         do {
-            guard let name = try keys.senderKeyName(digest: digest(presented)) else {
-                return .refused(reason: "the sender key is not valid")
+            guard try keys.hasValidOperatorKeys() else {
+                if request.isFromLoopback { return .allowed(who: "loopback") }
+                return .refused(
+                    reason:
+                        "only this machine may read this page until an operator key exists (pushgate keys add NAME --operator)"
+                )
             }
-            return .allowed(who: name)
+            guard let presented = SenderAuthorization.presentedKey(request) else {
+                return .refused(reason: "an operator key is required (Authorization: Bearer KEY)")
+            }
+            guard let key = try keys.validSenderKey(digest: digest(presented)), key.scope.isOperator else {
+                return .refused(reason: "the key is not a valid operator key")
+            }
+            return .allowed(who: key.name)
         } catch {
             return .unavailable(error)
         }

@@ -9,6 +9,7 @@ import PushCore
 /// Serve it as `SenderOnly(Pnm2Gateway(…), senders:)`: only senders may push.
 public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
     public static let prefix = "/pnm2"
+    public let dialect = SenderDialect.pnm2
     /// A multisend longer than this is refused whole: one request must not hold a responder
     /// thread (and the caller) for minutes.
     public static let maximumPushesPerRequest = 5000
@@ -57,31 +58,46 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         }
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         let endpoint = try endpoint(of: request)
         do {
-            return try send(request, to: endpoint, logger: logger)
+            return try send(request, to: endpoint, as: sender, logger: logger)
         } catch let refusal as Pnm2Reply {
             // A request refused whole: the reply's code is the HTTP status.
             throw Pnm2Refusal(refusal)
         }
     }
 
-    private func send(_ request: Request, to endpoint: Pnm2Endpoint, logger: Logger) throws -> Response {
+    private func send(_ request: Request, to endpoint: Pnm2Endpoint, as sender: Sender, logger: Logger) throws
+        -> Response
+    {
         switch endpoint {
         case .send:
             let entry = try Pnm2Body.single(request)
+            try checkScope([entry], of: sender)
             let reply = try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger)[0]
             return .json(200, Array(reply.json.utf8))
         case .multisend:
             let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
+            try checkScope(entries, of: sender)
             let replies = try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger)
             return .json(200, Array(Pnm2Reply.list(replies).utf8))
         case .form:
             let push = try Pnm2Body.form(request)
+            try checkScope([.success(push)], of: sender)
             let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger)[0]
             return .json(reply.code, Array(reply.json.utf8))
         }
+    }
+
+    /// A request naming any AppId outside the sender's scope is refused whole, before any
+    /// push goes out: a multisend half sent would leave the PBX guessing which half.
+    private func checkScope(_ entries: [Result<Pnm2Push, Pnm2Reply>], of sender: Sender) throws {
+        let apps = entries.compactMap { entry -> AppID? in
+            if case .success(let push) = entry { return push.appID }
+            return nil
+        }
+        if let refusal = sender.refusal(naming: apps) { throw self.refusal(refusal) }
     }
 
     public func failureResponse(_ failure: ServiceFailure) -> Response {

@@ -17,14 +17,14 @@ enum BridgeSubscriptionTable {
     // receives a push that has a half for its platform.
     private static let subscribersSQL = EngineSQL(
         sqlite: """
-            SELECT DISTINCT s.device_id
+            SELECT DISTINCT s.device_id, d.app_id
             FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
             WHERE s.topic_selector IN (SELECT value FROM json_each(?1))
                 AND ((d.platform = 'apns' AND ?2) OR (d.platform = 'fcm' AND ?3))
             ORDER BY s.device_id
             """,
         postgresql: """
-            SELECT DISTINCT s.device_id
+            SELECT DISTINCT s.device_id, d.app_id
             FROM bridge_subscriptions AS s JOIN devices AS d ON d.id = s.device_id
             WHERE s.topic_selector IN (SELECT jsonb_array_elements_text(CAST(?1 AS jsonb)))
                 AND ((d.platform = 'apns' AND ?2 <> 0) OR (d.platform = 'fcm' AND ?3 <> 0))
@@ -54,17 +54,20 @@ enum BridgeSubscriptionTable {
         }
     }
 
-    /// Every device subscribed to any of `selectors` whose platform is in `platforms`, once.
-    static func subscribers(of selectors: [String], platforms: Set<Platform>, in database: some SQLConnection) throws -> [Int64] {
+    /// Every device subscribed to any of `selectors` whose platform is in `platforms`, once,
+    /// with its app.
+    static func subscribers(
+        of selectors: [String], platforms: Set<Platform>, in database: some SQLConnection
+    ) throws -> [(deviceID: Int64, appID: String)] {
         guard !selectors.isEmpty, !platforms.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(selectors), as: UTF8.self)
         return try database.withStatement(subscribersSQL) { row in
             try row.bind(list, at: 1)
             try row.bind(platforms.contains(.apns), at: 2)
             try row.bind(platforms.contains(.fcm), at: 3)
-            var deviceIDs: [Int64] = []
-            while try row.step() { deviceIDs.append(row.int64(0)) }
-            return deviceIDs
+            var devices: [(deviceID: Int64, appID: String)] = []
+            while try row.step() { devices.append((row.int64(0), row.string(1) ?? "")) }
+            return devices
         }
     }
 }

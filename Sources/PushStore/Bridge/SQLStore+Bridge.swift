@@ -22,7 +22,9 @@ extension SQLStore {
         }
     }
 
-    public func enqueueTopicPush(_ message: OutboxMessage, subscribedToAnyOf selectors: [String]) throws -> Int {
+    public func enqueueTopicPush(
+        _ message: OutboxMessage, subscribedToAnyOf selectors: [String], within apps: Set<AppID>?
+    ) throws -> ScopedFanOut {
         var platforms = Set<Platform>()
         if message.apns != nil { platforms.insert(.apns) }
         if message.fcm != nil { platforms.insert(.fcm) }
@@ -30,9 +32,13 @@ extension SQLStore {
         // The selection and the queueing in one transaction: a device unsubscribing meanwhile
         // is either queued in full or not at all.
         return try write { database in
-            let deviceIDs = try BridgeSubscriptionTable.subscribers(of: selectors, platforms: platforms, in: database)
-            guard !deviceIDs.isEmpty else { return 0 }
-            return try Self.enqueue(message, deviceIDs: deviceIDs, now: now, in: database)
+            let subscribers = try BridgeSubscriptionTable.subscribers(of: selectors, platforms: platforms, in: database)
+            let reachable = apps.map { Set($0.map(\.rawValue)) }
+            let deviceIDs = subscribers.filter { reachable?.contains($0.appID) ?? true }
+            let leftOut = subscribers.count - deviceIDs.count
+            guard !deviceIDs.isEmpty else { return ScopedFanOut(queued: 0, leftOut: leftOut) }
+            let queued = try Self.enqueue(message, deviceIDs: deviceIDs.map(\.deviceID), now: now, in: database)
+            return ScopedFanOut(queued: queued, leftOut: leftOut)
         }
     }
 }

@@ -121,10 +121,13 @@ extension SQLStore {
         }
     }
 
-    public func deviceIDs(userID: String) throws -> [Int64]? {
+    public func deviceIDs(userID: String, within apps: Set<AppID>?) throws -> ScopedDevices? {
         try read { database in
             guard try UserTable.user(id: userID, in: database) != nil else { return nil }
-            return try UserDeviceTable.deviceIDs(userID: userID, in: database)
+            let devices = try UserDeviceTable.devices(userID: userID, in: database)
+            let reachable = apps.map { Set($0.map(\.rawValue)) }
+            let inScope = devices.filter { reachable?.contains($0.appID) ?? true }.map(\.id)
+            return ScopedDevices(inScope: inScope, leftOut: devices.count - inScope.count)
         }
     }
 }

@@ -30,7 +30,10 @@ enum UserDeviceTable {
         WHERE u.user_id = ?1
         ORDER BY d.id
         """
-    private static let deviceIDsSQL = "SELECT device_id FROM user_devices WHERE user_id = ?1 ORDER BY device_id"
+    private static let deviceIDsSQL = """
+        SELECT u.device_id, d.app_id FROM user_devices AS u JOIN devices AS d ON d.id = u.device_id
+        WHERE u.user_id = ?1 ORDER BY u.device_id
+        """
     private static let unlinkAllSQL = "DELETE FROM user_devices WHERE user_id = ?1 RETURNING device_id"
     private static let unlinkAPNsSQL = """
         DELETE FROM user_devices
@@ -79,12 +82,13 @@ enum UserDeviceTable {
         }
     }
 
-    static func deviceIDs(userID: String, in database: some SQLConnection) throws -> [Int64] {
+    /// The user's devices with their apps.
+    static func devices(userID: String, in database: some SQLConnection) throws -> [(id: Int64, appID: String)] {
         try database.withStatement(deviceIDsSQL) { row in
             try row.bind(userID, at: 1)
-            var ids: [Int64] = []
-            while try row.step() { ids.append(row.int64(0)) }
-            return ids
+            var devices: [(id: Int64, appID: String)] = []
+            while try row.step() { devices.append((row.int64(0), row.string(1) ?? "")) }
+            return devices
         }
     }
 

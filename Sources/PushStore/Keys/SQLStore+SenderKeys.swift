@@ -6,15 +6,19 @@ extension SQLStore {
         try withDatabase { try SenderKeyTable.hasValidKeys(in: $0) }
     }
 
-    public func senderKeyName(digest: String) throws -> String? {
-        try withDatabase { try SenderKeyTable.name(digest: digest, in: $0) }
+    public func hasValidOperatorKeys() throws -> Bool {
+        try withDatabase { try SenderKeyTable.hasOperatorKeys(in: $0) }
     }
 
-    public func addSenderKey(name: String, digest: String) throws {
+    public func validSenderKey(digest: String) throws -> SenderKey? {
+        try withDatabase { try SenderKeyTable.key(digest: digest, in: $0) }
+    }
+
+    public func addSenderKey(name: String, digest: String, scope: SenderScope) throws {
         let now = clock()
         try write { database in
             if try SenderKeyTable.exists(name: name, in: database) { throw SenderKeyError.duplicateName(name) }
-            try SenderKeyTable.insert(name: name, digest: digest, now: now, in: database)
+            try SenderKeyTable.insert(name: name, digest: digest, scope: scope, now: now, in: database)
         }
     }
 

@@ -1,25 +1,44 @@
 import PushCore
 
-/// The SQL of `api_keys`: sender keys as digests, revoked ones kept for the record.
+/// The SQL of `api_keys`: sender keys as digests with their scopes, revoked ones kept for
+/// the record.
 enum SenderKeyTable {
     private static let anyValidSQL = "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)"
-    private static let nameByDigestSQL = "SELECT name FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL"
+    private static let anyOperatorSQL =
+        "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND is_operator <> 0)"
+    private static let byDigestSQL = """
+        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator
+        FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL
+        """
     private static let existsSQL = "SELECT EXISTS (SELECT 1 FROM api_keys WHERE name = ?)"
-    private static let insertSQL = "INSERT INTO api_keys (name, key_hash, created_at) VALUES (?, ?, ?)"
-    private static let allSQL = "SELECT name, created_at, revoked_at FROM api_keys ORDER BY name"
+    private static let insertSQL = """
+        INSERT INTO api_keys (name, key_hash, created_at, app_scope, dialect_scope, is_operator)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """
+    private static let allSQL = """
+        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator FROM api_keys ORDER BY name
+        """
     private static let revokeSQL = "UPDATE api_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL"
 
     static func hasValidKeys(in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(anyValidSQL) { row in
+        try exists(anyValidSQL, in: database)
+    }
+
+    static func hasOperatorKeys(in database: some SQLConnection) throws -> Bool {
+        try exists(anyOperatorSQL, in: database)
+    }
+
+    private static func exists(_ sql: String, in database: some SQLConnection) throws -> Bool {
+        try database.withStatement(sql) { row in
             _ = try row.step()
             return row.int64(0) != 0
         }
     }
 
-    static func name(digest: String, in database: some SQLConnection) throws -> String? {
-        try database.withStatement(nameByDigestSQL) { row in
+    static func key(digest: String, in database: some SQLConnection) throws -> SenderKey? {
+        try database.withStatement(byDigestSQL) { row in
             try row.bind(digest, at: 1)
-            return try row.step() ? row.string(0) : nil
+            return try row.step() ? try key(row) : nil
         }
     }
 
@@ -31,11 +50,16 @@ enum SenderKeyTable {
         }
     }
 
-    static func insert(name: String, digest: String, now: Int64, in database: some SQLConnection) throws {
+    static func insert(
+        name: String, digest: String, scope: SenderScope, now: Int64, in database: some SQLConnection
+    ) throws {
         try database.withStatement(insertSQL) {
             try $0.bind(name, at: 1)
             try $0.bind(digest, at: 2)
             try $0.bind(now, at: 3)
+            try $0.bind(scope.apps.map { ScopeList.text($0.map(\.rawValue)) }, at: 4)
+            try $0.bind(scope.dialects.map { ScopeList.text($0.map(\.rawValue)) }, at: 5)
+            try $0.bind(Int64(scope.isOperator ? 1 : 0), at: 6)
             try $0.run()
         }
     }
@@ -43,10 +67,7 @@ enum SenderKeyTable {
     static func all(in database: some SQLConnection) throws -> [SenderKey] {
         try database.withStatement(allSQL) { row in
             var keys: [SenderKey] = []
-            while try row.step() {
-                keys.append(
-                    SenderKey(name: row.string(0) ?? "", createdAt: row.int64(1), revokedAt: row.optionalInt64(2)))
-            }
+            while try row.step() { keys.append(try key(row)) }
             return keys
         }
     }
@@ -58,5 +79,47 @@ enum SenderKeyTable {
             try $0.run()
         }
         return database.changes > 0
+    }
+
+    /// A row of (name, created_at, revoked_at, app_scope, dialect_scope, is_operator). A
+    /// stored name that is no longer an app id or dialect fails loudly: a scope read wrong
+    /// could widen or narrow what a key reaches.
+    private static func key(_ row: some SQLRow) throws -> SenderKey {
+        let name = row.string(0) ?? ""
+        var apps: Set<AppID>?
+        if let text = row.string(3) {
+            apps = Set(
+                try ScopeList.items(text).map { item in
+                    guard let app = AppID(item) else {
+                        throw StoredValueError(table: "api_keys", column: "app_scope", value: item, rowKey: name)
+                    }
+                    return app
+                })
+        }
+        var dialects: Set<SenderDialect>?
+        if let text = row.string(4) {
+            dialects = Set(
+                try ScopeList.items(text).map { item in
+                    guard let dialect = SenderDialect(rawValue: item) else {
+                        throw StoredValueError(table: "api_keys", column: "dialect_scope", value: item, rowKey: name)
+                    }
+                    return dialect
+                })
+        }
+        return SenderKey(
+            name: name, createdAt: row.int64(1), revokedAt: row.optionalInt64(2),
+            scope: SenderScope(apps: apps, dialects: dialects, isOperator: row.int64(5) != 0))
+    }
+}
+
+/// How a scope's list is kept in one column: sorted names separated by single spaces
+/// (neither app ids nor dialect names hold a space).
+enum ScopeList {
+    static func text(_ items: [String]) -> String {
+        items.sorted().joined(separator: " ")
+    }
+
+    static func items(_ text: String) -> [String] {
+        text.split(separator: " ").map(String.init)
     }
 }

@@ -83,7 +83,10 @@ struct TransferTable: Sendable {
             key: ["device_id", "topic_selector"]),
         TransferTable(
             name: "api_keys", type: "sender_key",
-            columns: [.text("name"), .text("key_hash"), .integer("created_at"), .integer("revoked_at")],
+            columns: [
+                .text("name"), .text("key_hash"), .integer("created_at"), .integer("revoked_at"), .text("app_scope"),
+                .text("dialect_scope"), .integer("is_operator"),
+            ],
             key: ["name"]),
         TransferTable(
             name: "apns_provider_tokens", type: "apns_provider_token",
