@@ -75,7 +75,7 @@ final class ReadmeExampleTests: XCTestCase {
             set -eo pipefail
             __pg_headers=$(mktemp)
             trap 'rm -f "$__pg_headers"' EXIT
-            pushgate() { "$PUSHGATE_EXAMPLE_BIN" "$@"; }
+            pushgate() { "$EXAMPLE_PUSHGATE_BIN" "$@"; }
             curl() { command curl -D "$__pg_headers" "$@"; }
             __pg_check() {
                 local got
@@ -84,13 +84,13 @@ final class ReadmeExampleTests: XCTestCase {
                 case "$2" in
                     2xx) [[ $got == 2?? ]] ;;
                     *) [[ $got == "$2" ]] ;;
-                esac || { echo "@@ FAIL $1: HTTP status ${got:-none}, expected $2"; exit 1; }
+                esac || { printf '\\n'; echo "@@ FAIL $1: HTTP status ${got:-none}, expected $2"; exit 1; }
             }
 
             """
         for page in try pages() {
             for block in try blocks(of: page) {
-                out += "echo '@@ block \(block.page):\(block.line)'\n"
+                out += "printf '\\n@@ block %s\\n' '\(block.page):\(block.line)'\n"
                 var pending: (location: String, curl: Bool)?
                 var command: [String] = []
                 func flush(_ expected: String) {
@@ -123,7 +123,7 @@ final class ReadmeExampleTests: XCTestCase {
                 flush("2xx")
             }
         }
-        out += "echo '@@ every example ran'\n"
+        out += "printf '\\n@@ every example ran\\n'\n"
         return out
     }
 
@@ -151,7 +151,7 @@ final class ReadmeExampleTests: XCTestCase {
         bash.executableURL = URL(fileURLWithPath: "/bin/bash")
         bash.arguments = [scriptURL.path]
         bash.currentDirectoryURL = PushgateInstance.repository
-        bash.environment = run.environment.merging(["PUSHGATE_EXAMPLE_BIN": PushgateInstance.executable.path]) { _, new in new }
+        bash.environment = run.environment.merging(["EXAMPLE_PUSHGATE_BIN": PushgateInstance.executable.path]) { _, new in new }
         bash.standardOutput = output
         bash.standardError = output
         bash.standardInput = FileHandle.nullDevice
