@@ -5,7 +5,7 @@ import PushStore
 
 /// Everything an operator can set. Each key is read from the config file and from the
 /// environment under the same `PUSHGATE_*` name; the environment wins. `settings` below is the
-/// one list of keys, their meaning and how each is parsed: the README's table follows it.
+/// one list of keys, their meaning and how each is parsed: docs/operations.md's table follows it.
 public struct Configuration: Sendable {
     public var database = "var/pushgate.sqlite"
     /// PostgreSQL instead of SQLite when set (a libpq URI or `key=value` string).
@@ -21,11 +21,8 @@ public struct Configuration: Sendable {
     /// keeps serve's own group (systemd's `Group=`; with scripts/run, the user's).
     public var socketGroup: String? = nil
     /// 24: requests parse while the group-commit writer's batch runs, so more threads put
-    /// more of them in the next batch (a Token Reporter request wrote ~4.3 KB of WAL instead
-    /// of ~5.3 KB). In full runs of the reporter benchmark, 16 threads reached 41–56% of
-    /// /healthz's rate, 24 reached 55–63% and 32 45–61%. The p99 told them apart less than
-    /// the host's own swings: 8.2–10.9 ms with 16, 8.9–12.8 ms with 24 and 8.8–12.0 ms
-    /// with 32.
+    /// more of them in the next batch (less WAL per report); beyond 24 the Token Reporter
+    /// benchmark gave no more (docs/performance.md, and the CHANGELOG for the counts tried).
     public var threads = 24
     public var maxBodyBytes = 1_048_576
     /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own

@@ -16,8 +16,8 @@ final class DeliveryStack: Sendable {
         providerTokenArchive: (any ProviderTokenArchive)? = nil, metrics: DeliveryMetrics = .off, logger: Logger
     ) throws {
         var engineConfiguration = CurlEngineConfiguration(extraCAFile: configuration.caFile)
-        // libcurl costs ~30 µs of CPU per transfer: one thread saturates near 10k pushes/s,
-        // a second one on another core adds about half again (scripts/bench).
+        // libcurl's own CPU per transfer bounds one engine thread; a second one on another
+        // core adds throughput (figures: docs/performance.md, the delivery rows).
         engineConfiguration.threads = configuration.deliveryThreads
         engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
         accessTokens = AccessTokenCache(transport: RefreshCountingTransport(engine, metrics: metrics), logger: logger)

@@ -82,8 +82,8 @@ final class RequestExchange: @unchecked Sendable {
         }
         let nanoseconds = Monotonic.nanoseconds() - accepted.started
         // After the answer is sent: libfcgi holds it in its buffer until FCGX_Finish_r, and a
-        // write to stderr can block (a log file while ext4 commits its journal blocked for
-        // 2-3 ms, several times a second, under the Token Reporter benchmark).
+        // write to stderr can block (a log file blocks while ext4 commits its journal, which
+        // under load happens several times a second).
         logger.info(
             "\(RequestLogLine.message(method: incoming.method, path: incoming.path, status: response.status, nanoseconds: nanoseconds, note: response.logNote))",
             metadata: ["request-id": .string(incoming.id)],

@@ -175,7 +175,7 @@ final class CertificateAppsCommandTests: XCTestCase {
     }
 }
 
-/// The README's configuration table names every key pushgate reads.
+/// docs/operations.md's configuration table names every key pushgate reads.
 final class ReadmeConfigurationTests: XCTestCase {
     func testEveryConfigurationKeyIsDocumented() throws {
         let pushgate = try PushgateInstance()
@@ -183,9 +183,10 @@ final class ReadmeConfigurationTests: XCTestCase {
         XCTAssertEqual(output.status, 0, output.stderr)
         let keys = output.stdout.split(separator: "\n").compactMap { $0.split(separator: "=").first.map(String.init) }
         XCTAssertGreaterThan(keys.count, 10)
-        let readme = try String(contentsOf: PushgateInstance.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = try String(
+            contentsOf: PushgateInstance.repository.appendingPathComponent("docs/operations.md"), encoding: .utf8)
         for key in keys {
-            XCTAssertTrue(readme.contains("| `\(key)` |"), "README.md's configuration table lacks \(key)")
+            XCTAssertTrue(page.contains("| `\(key)` |"), "docs/operations.md's configuration table lacks \(key)")
         }
     }
 }

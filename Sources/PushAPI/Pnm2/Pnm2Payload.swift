@@ -1,6 +1,6 @@
 import PushCore
 
-/// What reaches the phone for each verb (the README's pnm2 table). Every push carries its
+/// What reaches the phone for each verb (docs/api/pnm2.md's table). Every push carries its
 /// `verb` and `Selector`, so the app knows what to do and for which account.
 enum Pnm2Payload {
     static func notification(_ push: Pnm2Push, app: RegisteredApp, target: Pnm2Addressing.Target) -> Notification {

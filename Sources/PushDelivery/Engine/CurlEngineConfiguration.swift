@@ -22,8 +22,8 @@ public struct CurlEngineConfiguration: Sendable {
     /// pass (transfers libcurl holds back for want of a stream still cost it CPU on each pass).
     /// Above the server's stream limit, libcurl opens further connections.
     public var maxTransfersInFlight: Int = 1000
-    /// Engine threads, each with its own multi handle and so its own connections. libcurl costs
-    /// ~70–90 µs of CPU per request here, which caps one thread near 10,000 requests/s; more
+    /// Engine threads, each with its own multi handle and so its own connections. libcurl's
+    /// own CPU per request caps one thread (docs/performance.md, the delivery rows); more
     /// threads spread that over cores (and open one connection per thread and upstream).
     public var threads: Int = 1
     /// On shutdown, seconds that transfers already in flight may still take.

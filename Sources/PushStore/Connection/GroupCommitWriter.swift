@@ -10,8 +10,9 @@ import Foundation
 /// committing the writes that arrive together in one transaction (group commit). Share one
 /// writer between all the process's stores on one file.
 ///
-/// Why: with a connection per FastCGI thread, the Token Reporter (one upsert per request,
-/// 16 threads) stopped at about 4,000 requests/s with a p99 of 30 ms. Each commit by one
+/// Why: with a connection per FastCGI thread, the Token Reporter (one upsert per request)
+/// ran at a fraction of its rate today (docs/performance.md) with a p99 several times
+/// higher. Each commit by one
 /// connection invalidated the page cache of all the others, so the next writer re-read its
 /// pages (~18 `pread` a request); every request paid its own BEGIN IMMEDIATE, COMMIT and WAL
 /// frames; and the write lock went from thread to thread. On one connection the page cache
@@ -57,7 +58,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// Why here: SQLite starts the WAL over only when a write transaction begins with every
     /// frame already checkpointed. A checkpoint on another connection never finds that
     /// while writes keep coming (frames are appended during it), so under a steady load the
-    /// WAL grew by ~50 MB/s, each commit paying for new file pages. Run between batches, the
+    /// WAL grew without end, each commit paying for new file pages. Run between batches, the
     /// checkpoint sees the last frame, and the next batch's BEGIN starts the WAL over.
     /// Writes queued meanwhile wait for it: run a checkpoint on another connection first, so
     /// that this one only has the frames appended since.
@@ -153,7 +154,7 @@ public final class GroupCommitWriter: @unchecked Sendable {
     /// Why not a savepoint per job from the start: a page written inside a savepoint is first
     /// copied to the sub-journal, which SQLite spills to a temporary file past 64 KiB and
     /// never truncates within the transaction. With a savepoint per job, a Token Reporter
-    /// request wrote ~10 KB instead of ~7 KB and cost `serve` ~5 µs more CPU. Jobs rarely
+    /// request wrote markedly more WAL and cost `serve` more CPU. Jobs rarely
     /// throw; when one does, its batch pays for a second pass.
     private func runTogether(_ batch: [Job]) -> (any Error)? {
         for job in batch {

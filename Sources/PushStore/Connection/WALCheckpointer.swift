@@ -15,14 +15,13 @@ import Dispatch
 /// writer's pass still syncs the WAL and then the database file: that is what SQLite needs
 /// before the WAL may start over.
 ///
-/// Why these numbers, from the Token Reporter benchmark (~45 MB of WAL a second on the
-/// 2-core test machine, where an fdatasync took 2–12 ms):
-/// - Every 60 ms: each pass copies what the interval left, and passes every second made
-///   bursts of write-back that gave a p99 of 14–28 ms.
-/// - The writer's pass once the WAL holds 16,384 pages (64 MiB of 4 KiB pages): it still
-///   takes 3–7 ms, so under load it should come seldom, every second or so. At 250 pages it
-///   came every run, and took 5–8 ms while it also synced what the passes before it had
-///   copied; the p99 was 12–15 ms, against 9–11 ms now. Only a steady load fills the WAL
+/// Why these numbers, from the Token Reporter benchmark (docs/performance.md; what was tried
+/// is in the CHANGELOG):
+/// - Every 60 ms: each pass copies what the interval left; passes once a second made bursts
+///   of write-back that showed in the p99.
+/// - The writer's pass once the WAL holds 16,384 pages (64 MiB of 4 KiB pages): every write
+///   waits for it, so under load it should come seldom, about once a second. A small
+///   threshold made it come every run, with a worse p99. Only a steady load fills the WAL
 ///   that far: when the writes pause long enough for a pass to copy the last frame, that
 ///   pass syncs the database itself and the next commit starts the WAL over.
 public final class WALCheckpointer: @unchecked Sendable {
