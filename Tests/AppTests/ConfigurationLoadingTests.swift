@@ -1,0 +1,86 @@
+@testable import App
+import Logging
+import XCTest
+
+/// How an operator's settings become a `Configuration`: the file, the environment over it,
+/// and the errors and warnings that name what is wrong.
+final class ConfigurationLoadingTests: XCTestCase {
+    private func file(_ text: String) throws -> ConfigurationFile {
+        try ConfigurationFile(path: "/etc/pushgate/pushgate.conf", text: text)
+    }
+
+    func testDefaultsWithNothingSet() throws {
+        let (configuration, warnings) = try Configuration.load(file: nil, environment: [:])
+        XCTAssertEqual(configuration.database, "var/pushgate.sqlite")
+        XCTAssertNil(configuration.databaseURL)
+        XCTAssertEqual(configuration.socketMode, 0o660)
+        XCTAssertEqual(configuration.logLevel, .info)
+        XCTAssertEqual(warnings, [])
+    }
+
+    func testTheEnvironmentWinsOverTheFile() throws {
+        let settings = try file(
+            """
+            # a comment, then a blank line
+
+            PUSHGATE_DB = /var/lib/pushgate/a.sqlite
+            PUSHGATE_THREADS = 8
+            PUSHGATE_LOG_LEVEL = "debug"
+            """)
+        let (configuration, warnings) = try Configuration.load(
+            file: settings, environment: ["PUSHGATE_THREADS": "12", "HOME": "/root"])
+        XCTAssertEqual(configuration.database, "/var/lib/pushgate/a.sqlite")
+        XCTAssertEqual(configuration.threads, 12)
+        XCTAssertEqual(configuration.logLevel, .debug, "double quotes around a value are not part of it")
+        XCTAssertEqual(warnings, [])
+    }
+
+    func testUnknownAndRetiredKeysWarnWithWhereTheyAre() throws {
+        let settings = try file("PUSHGATE_DB = x.sqlite\nPUSHGATE_THREDS = 4\nPUSHGATE_SQL_DIR = sql\n")
+        let (_, warnings) = try Configuration.load(
+            file: settings, environment: ["PUSHGATE_SOKET": "/tmp/s", "PUSHGATE_CONFIG": "/etc/pushgate/pushgate.conf"])
+        XCTAssertEqual(
+            warnings,
+            [
+                "/etc/pushgate/pushgate.conf:2: unknown key PUSHGATE_THREDS ignored",
+                "/etc/pushgate/pushgate.conf:3: PUSHGATE_SQL_DIR is no longer used (the schema migrations are built into pushgate): remove it",
+                "unknown environment variable PUSHGATE_SOKET ignored",
+            ])
+    }
+
+    func testAWrongValueStopsLoadingAndNamesTheKey() {
+        let cases: [(String, String)] = [
+            ("PUSHGATE_THREADS", "lots"),
+            ("PUSHGATE_THREADS", "0"),
+            ("PUSHGATE_LOG_LEVEL", "loud"),
+            ("PUSHGATE_HTTP_PORT", "70000"),
+        ]
+        for (key, value) in cases {
+            XCTAssertThrowsError(try Configuration.load(file: nil, environment: [key: value]), "\(key)=\(value)") { error in
+                guard case .invalid(let named, let shown, _) = error as? ConfigurationError else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(named, key)
+                XCTAssertEqual(shown, value)
+            }
+        }
+    }
+
+    func testAMalformedLineIsNamedByItsNumber() {
+        for text in ["PUSHGATE_DB = a\njust words\n", "= value\n", "TWO WORDS = x\n"] {
+            XCTAssertThrowsError(try file(text), text) { error in
+                guard case .malformedLine(_, let line) = error as? ConfigurationError else { return XCTFail("\(error)") }
+                XCTAssertEqual(line, text.hasPrefix("PUSHGATE_DB") ? 2 : 1, text)
+            }
+        }
+    }
+
+    func testEveryKeyShowsItsValueAndTheDatabasePasswordNever() throws {
+        let (configuration, _) = try Configuration.load(
+            file: nil, environment: ["PUSHGATE_DATABASE_URL": "postgresql://pushgate:hunter2@db.example.net/pushgate"])
+        let shown = Dictionary(uniqueKeysWithValues: configuration.summary.map { ($0.name, $0.value) })
+        XCTAssertEqual(Set(shown.keys), Set(Configuration.settings.map(\.name)), "every setting is shown")
+        XCTAssertEqual(shown["PUSHGATE_DATABASE_URL"], "user=pushgate password=*** dbname=pushgate host=db.example.net")
+        XCTAssertFalse(configuration.summary.contains { $0.value.contains("hunter2") })
+    }
+}
