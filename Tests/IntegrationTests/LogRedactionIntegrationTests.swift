@@ -39,7 +39,8 @@ final class LogRedactionIntegrationTests: XCTestCase {
             "/pushToken/bob/SelectorTwo/\(encodedToken)&appid=com.example.app")
         XCTAssertEqual(pathStyleEncoded.status, 200, pathStyleEncoded.text)
         let queryStyle = try pushgate.client.get(
-            "/token/carol/?selector=SelectorThree&token_msgs=\(Self.fcmToken)&appid_msgs=com.example.fcm&password=\(Self.password)")
+            "/token/carol/?selector=SelectorThree&token_msgs=\(Self.fcmToken)&appid_msgs=com.example.fcm&password=\(Self.password)"
+        )
         XCTAssertEqual(queryStyle.status, 200, queryStyle.text)
         let beams = try pushgate.client.request(
             "PUT", "/client_api/v1/clients/\(Self.clientID)/token",
@@ -52,7 +53,8 @@ final class LogRedactionIntegrationTests: XCTestCase {
         for (name, log) in logs {
             XCTAssertFalse(log.isEmpty, "\(name) log")
             for secret in [
-                Self.base64Token, encodedToken, "wGeLE1hmAB2CMpr1Ej0wxkrY", Self.fcmToken, "APA91bG9aqWvmnxn", Self.password,
+                Self.base64Token, encodedToken, "wGeLE1hmAB2CMpr1Ej0wxkrY", Self.fcmToken, "APA91bG9aqWvmnxn",
+                Self.password,
                 Self.clientID, Self.selector,
             ] {
                 XCTAssertFalse(log.contains(secret), "the \(name) log carries \(secret):\n\(log)")

@@ -124,16 +124,20 @@ final class LoginThrottleIntegrationTests: XCTestCase {
         for index in 1...200 { logins.get(client, headers: basic("alice", "guess-\(index)")) }
         let deadline = Date(timeIntervalSinceNow: 60)
         while try passwordChecks() < 1 {
-            guard Date() < deadline else { throw PushgateInstance.Failure("no login reached the hash:\n\(pushgate.serveLog)") }
+            guard Date() < deadline else {
+                throw PushgateInstance.Failure("no login reached the hash:\n\(pushgate.serveLog)")
+            }
             usleep(20_000)
         }
 
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200)
         let reported = try pushgate.client.get(
-            "/token/?selector=LoginFlood&token_msgs=\(Base64.encode(Array("FloodToken".utf8)))&appid_msgs=com.example.app")
+            "/token/?selector=LoginFlood&token_msgs=\(Base64.encode(Array("FloodToken".utf8)))&appid_msgs=com.example.app"
+        )
         XCTAssertEqual(reported.status, 200, reported.text)
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200)
-        XCTAssertLessThan(logins.returned, 200, "all of this was answered while logins were still waiting to be checked")
+        XCTAssertLessThan(
+            logins.returned, 200, "all of this was answered while logins were still waiting to be checked")
         XCTAssertEqual(try pushgate.storedDevices().count, 1)
 
         let answers = logins.all()

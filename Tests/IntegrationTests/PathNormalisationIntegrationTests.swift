@@ -46,9 +46,10 @@ final class PathNormalisationIntegrationTests: XCTestCase {
         ] {
             assertText400(try pushgate.client.get(target))
         }
-        for target in ["/pushToken/../x/y/z", "/pushToken/./sel/\(Self.token)&appid=\(Self.app)",
-            "/pushToken/alice/sel/abc/../../..&appid=\(Self.app)"]
-        {
+        for target in [
+            "/pushToken/../x/y/z", "/pushToken/./sel/\(Self.token)&appid=\(Self.app)",
+            "/pushToken/alice/sel/abc/../../..&appid=\(Self.app)",
+        ] {
             assertText400(try pushgate.client.get(target))
         }
         XCTAssertEqual(try accounts(), [], "nothing stored")
@@ -61,7 +62,9 @@ final class PathNormalisationIntegrationTests: XCTestCase {
     func testAPathStyleTokenKeepsItsSlashes() throws {
         // The base64 of 32 bytes, 01 02 03 ff ff ff 07…: `////` in the middle.
         let base64 = "AQID////BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="
-        for (selector, written) in [("SelectorOne", base64), ("SelectorTwo", "AQID//%2F/BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=")] {
+        for (selector, written) in [
+            ("SelectorOne", base64), ("SelectorTwo", "AQID//%2F/BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="),
+        ] {
             let response = try pushgate.client.get("/pushToken/alice/\(selector)/\(written)&appid=\(Self.app)")
             XCTAssertEqual(response.status, 200, response.text)
         }

@@ -92,7 +92,8 @@ final class LoginThrottleTests: XCTestCase {
         _ = throttle.begin(address: "::ffff:192.0.2.1", user: "u5")
         _ = throttle.begin(address: "192.0.2.1", user: "u6")
         _ = throttle.begin(address: "192.0.2.1", user: "u7")
-        XCTAssertTrue(throttle.refuses(address: "::ffff:192.0.2.1", user: "u8"), "a mapped IPv4 address is that address")
+        XCTAssertTrue(
+            throttle.refuses(address: "::ffff:192.0.2.1", user: "u8"), "a mapped IPv4 address is that address")
     }
 
     func testACancelledAttemptCountsForNothing() {

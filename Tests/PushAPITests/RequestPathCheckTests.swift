@@ -40,7 +40,8 @@ final class RequestPathCheckTests: XCTestCase {
     func testTheOpaqueTailKeepsSlashesButNotDotSegments() {
         XCTAssertNil(check.refusal("/pushToken/alice/sel/ab//cd+ef==&appid=com.example", opaqueTailAfter: 2))
         XCTAssertNil(check.refusal("/pushToken/alice/sel/ab%2Fcd%2F%2Fef=&appid=x", opaqueTailAfter: 2))
-        XCTAssertNil(check.refusal("/pushToken/alice/sel//abcd==&appid=x", opaqueTailAfter: 2), "a token beginning with /")
+        XCTAssertNil(
+            check.refusal("/pushToken/alice/sel//abcd==&appid=x", opaqueTailAfter: 2), "a token beginning with /")
         XCTAssertEqual(check.refusal("/pushToken/alice/sel/ab/../../..", opaqueTailAfter: 2), .dotSegment)
         XCTAssertEqual(check.refusal("/pushToken/alice/sel/ab%2F..%2F..", opaqueTailAfter: 2), .dotSegment)
         XCTAssertEqual(check.refusal("/pushToken/alice/sel/%2e%2e", opaqueTailAfter: 2), .encodedDot)
@@ -69,7 +70,8 @@ final class RequestPathCheckTests: XCTestCase {
         ])
         let dotted = router.handle(Request(method: "GET", target: "/token/..?selector=x"))
         XCTAssertEqual(dotted.status, 400)
-        XCTAssertEqual(String(decoding: dotted.body, as: UTF8.self), "reporter: \(RequestPathCheck.Refusal.dotSegment)\n")
+        XCTAssertEqual(
+            String(decoding: dotted.body, as: UTF8.self), "reporter: \(RequestPathCheck.Refusal.dotSegment)\n")
         let climbing = router.handle(Request(method: "POST", target: "/x/../pnm2/send"))
         XCTAssertEqual(climbing.status, 400)
         XCTAssertTrue(String(decoding: climbing.body, as: UTF8.self).hasPrefix("pnm2: "))

@@ -9,6 +9,7 @@ final class LogTextTests: XCTestCase {
     }
 
     func testPlainTextIsUnchanged() {
-        XCTAssertEqual(LogText.escaped("GET /token/ 200 0.10 ms: ünïcode \\ ok"), "GET /token/ 200 0.10 ms: ünïcode \\ ok")
+        XCTAssertEqual(
+            LogText.escaped("GET /token/ 200 0.10 ms: ünïcode \\ ok"), "GET /token/ 200 0.10 ms: ünïcode \\ ok")
     }
 }
