@@ -7,9 +7,9 @@ import Foundation
 /// takes it back from its address and clears the user name's count.
 ///
 /// The per-user count must not let an attacker lock a user out: an address that logged in as
-/// that user before (within `Limits.knownAddressLifetimeSeconds`, a week by default) is exempt from the user's count,
-/// only its own address count applies. Any other address waits at most one window after the
-/// last counted failure.
+/// that user before (within `Limits.knownAddressLifetimeSeconds`, a week by default) is exempt
+/// from the user's count, only its own address count applies. Any other address waits at most
+/// one window after the last counted failure.
 public final class LoginThrottle: @unchecked Sendable {
     // @unchecked: every mutable field is touched only under `lock`.
 
