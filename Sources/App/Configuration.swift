@@ -60,6 +60,11 @@ public struct Configuration: Sendable {
     /// The id this node's outbox claims are recorded under (`PUSHGATE_NODE_ID`); nil: see
     /// `effectiveNodeID`.
     public var nodeID: String? = nil
+    /// cospace logins: threads of their own that run the password hash (the password lane),
+    /// and failed logins allowed per client address and per user name a minute, past which
+    /// a login is answered 429 without hashing (see `LoginThrottle`).
+    public var passwordCheckThreads = 2
+    public var loginFailuresPerMinute = 10
 
     public init() {}
 
@@ -147,6 +152,8 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),
         .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),
+        .integer("PUSHGATE_PASSWORD_CHECK_THREADS", "threads that hash cospace login passwords, apart from PUSHGATE_THREADS: logins never take more CPU than these", \.passwordCheckThreads, 1...64),
+        .integer("PUSHGATE_LOGIN_FAILURES_PER_MINUTE", "failed cospace logins allowed per client address (IPv6: per /64) and per user name a minute; more are answered 429 without hashing", \.loginFailuresPerMinute, 1...100_000),
     ]
 
     /// Keys earlier versions read, with why they are gone: a configuration an upgrade left

@@ -1,12 +1,14 @@
 import Foundation
 import Logging
+import PushCore
 
 /// Log lines to standard error, one `write(2)` each, in the layout of swift-log's
 /// `StreamLogHandler` (`2026-11-22T11:46:08+0000 info pushgate: key=value [Module] message`).
 /// Written for the request path: `StreamLogHandler` formats the time with `strftime` and
 /// flushes a locked `FILE*` on every line, which cost about 30% of `/healthz` throughput.
 /// Here the timestamp text is reused within its second and a line is a single system call,
-/// which the kernel keeps whole for lines up to PIPE_BUF when stderr is a pipe.
+/// which the kernel keeps whole for lines up to PIPE_BUF when stderr is a pipe. Control
+/// characters in a message or a metadata value are escaped (`LogText`): one event, one line.
 struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
@@ -41,16 +43,17 @@ struct LineLogHandler: LogHandler {
                 line.append(UInt8(ascii: " "))
                 line += key.utf8
                 line.append(UInt8(ascii: "="))
-                line += "\(merged[key]!)".utf8
+                line += LogText.escaped(Array("\(merged[key]!)".utf8))
             }
         }
         line += " [".utf8
         line += event.source.utf8
         line += "] ".utf8
-        line += event.message.description.utf8
+        // What callers sent (paths, reasons quoting their values) never breaks the line.
+        line += LogText.escaped(Array(event.message.description.utf8))
         if let error = event.error {
             line += " error=".utf8
-            line += "\(error)".utf8
+            line += LogText.escaped(Array("\(error)".utf8))
         }
         line.append(UInt8(ascii: "\n"))
         line.withUnsafeBytes { buffer in

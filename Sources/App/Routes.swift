@@ -17,7 +17,9 @@ struct RouteServices: Sendable {
     /// its next poll).
     var wakeOutbox: @Sendable () -> Void = {}
     /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
-    let cospacePasswords = VerifiedPasswordCache()
+    var cospacePasswords = VerifiedPasswordCache()
+    /// Failed cospace logins of the whole process, counted before any hashing.
+    var loginThrottle = LoginThrottle()
     /// SQLite's group-commit writer, whose stalls `/readyz` reports; nil on PostgreSQL.
     var writer: GroupCommitWriter? = nil
     /// The process's metrics, which `/metrics` shows and pnm2's pushes count into.
@@ -37,7 +39,7 @@ enum Routes {
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
         let cospacePasswords = services.cospacePasswords
-        let cospaceLogin = CospaceAuthenticator(users: store) { user, password, storedHash in
+        let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) { user, password, storedHash in
             cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
         }
         let cospaceEvents = SenderOnly(
@@ -73,7 +75,8 @@ enum Routes {
                 handler: OperatorOnly(
                     access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
-            .init(prefix: TokenReporter.pathStylePrefix, handler: reporter),
+            // `/pushToken/<username>/<selector>/<token>`: a base64 token may hold `/` and `%2F`.
+            .init(prefix: TokenReporter.pathStylePrefix, handler: reporter, opaqueTailAfter: 2),
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
             .init(
                 prefix: NotificationBridge.path,

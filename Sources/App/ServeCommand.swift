@@ -1,7 +1,10 @@
 import ArgumentParser
+import CoreMetrics
 import FastCGI
 import Foundation
+import PushAPI
 import PushCore
+import PushCrypto
 import PushDelivery
 import PushStore
 
@@ -45,7 +48,14 @@ struct ServeCommand: ParsableCommand {
                     LaneConfiguration(
                         lane: .upstream, threadCount: configuration.upstreamLaneThreads,
                         queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
-                        drainTimeoutSeconds: upstreamWait + 60)
+                        drainTimeoutSeconds: upstreamWait + 60),
+                    // Logins that run the password hash (~0.1–0.7 s of a core each): a few
+                    // threads, whatever arrives; the rest wait without a thread, or are told
+                    // to try again. What waits is checked within nginx's read time-out.
+                    LaneConfiguration(
+                        lane: .passwords, threadCount: configuration.passwordCheckThreads,
+                        queueLimit: Self.passwordLaneQueue, queueWaitSeconds: Self.passwordLaneWaitSeconds,
+                        drainTimeoutSeconds: Self.passwordLaneWaitSeconds + 60),
                 ],
                 tcpAddress: configuration.listen))
         if let address = configuration.listen, !address.isLoopback {
@@ -129,14 +139,25 @@ struct ServeCommand: ParsableCommand {
             events.drain()
             checkpointer?.stop()
         }
+        // Runs of the password hash itself (a remembered success or a throttled login runs none).
+        let passwordChecks = Counter(label: "pushgate_password_checks_total", factory: metrics.factory)
         let services = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
+            cospacePasswords: VerifiedPasswordCache(verify: { password, storedHash in
+                passwordChecks.increment()
+                return PasswordHash.verify(password: password, against: storedHash)
+            }),
+            loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
             writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
             openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
             makeHandler: { index in
                 // The responder threads' handlers first, then each lane's (FastCGIServer.start).
-                let thread = index < configuration.threads ? "responder" : RequestLane.upstream.name
+                let thread =
+                    index < configuration.threads
+                    ? "responder"
+                    : index < configuration.threads + configuration.upstreamLaneThreads
+                        ? RequestLane.upstream.name : RequestLane.passwords.name
                 return RequestMetrics(
                     router: Routes.router(store: try openStore(), services: services), factory: metrics.factory,
                     thread: thread)
@@ -144,4 +165,9 @@ struct ServeCommand: ParsableCommand {
             logger: logger)
         logger.info("stopped")
     }
+
+    /// Logins that may wait for a password lane thread, and for how long, before they are
+    /// answered 503 `service-busy`: a phone's login retries; an attacker's waits in nginx.
+    static let passwordLaneQueue = 64
+    static let passwordLaneWaitSeconds = 10.0
 }

@@ -1,14 +1,15 @@
 import PushCore
 
 /// The one line logged per request. The query string is left out: Token Reporter URLs and
-/// PBX scripts put passwords and tokens there.
+/// PBX scripts put passwords and tokens there; the path is shortened (see `LoggedPath`).
 enum RequestLogLine {
     /// Paths longer than this are cut, so a hostile URL cannot make a huge log line.
     static let maxPathCharacters = 200
 
     static func message(method: String, path: String, status: Int, nanoseconds: UInt64, note: String?) -> String {
+        let shortened = LoggedPath.shown(path)
         let shownPath =
-            path.count > maxPathCharacters ? String(path.prefix(maxPathCharacters)) + "…" : path
+            shortened.count > maxPathCharacters ? String(shortened.prefix(maxPathCharacters)) + "…" : shortened
         var line = "\(method) \(shownPath) \(status) \(milliseconds(nanoseconds)) ms"
         if let note, !note.isEmpty { line += ": \(note)" }
         return line

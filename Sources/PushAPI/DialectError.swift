@@ -66,6 +66,10 @@ public protocol DialectHandler: RequestHandler {
 
     /// The dialect's shape of a failure on our side (500, or 503 while the store is away).
     func failureResponse(_ failure: ServiceFailure) -> Response
+
+    /// The dialect's shape of a 400 refusing the whole request for `reason` (a path nginx
+    /// would read otherwise, see `RequestPathCheck`), before the handler sees it.
+    func badRequest(_ reason: String) -> Response
 }
 
 extension DialectHandler {

@@ -10,11 +10,14 @@ public struct Router: LaneAssigning {
         public let handler: any RequestHandler
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
+        /// Path segments after which the rest of the path is one value (see `RequestPathCheck`).
+        let opaqueTailAfter: Int?
 
         /// Matches `prefix` itself and everything below it (`/token` matches `/token/x`, not `/tokens`).
-        public init(prefix: String, handler: any RequestHandler) {
+        public init(prefix: String, handler: any RequestHandler, opaqueTailAfter: Int? = nil) {
             self.prefix = prefix
             self.handler = handler
+            self.opaqueTailAfter = opaqueTailAfter
             dialect = handler as? any DialectHandler
         }
 
@@ -39,6 +42,7 @@ public struct Router: LaneAssigning {
     public static let silent = Logger(label: "pushgate", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public func handle(_ request: Request) -> Response {
+        if let refused = refusedPath(request) { return refused }
         guard let route = route(for: request.path) else { return .text(404, "no endpoint at \(request.path)") }
         guard let dialect = route.dialect else { return route.handler.handle(request) }
         return Self.answer(request, with: dialect, logger: logger(for: request))
@@ -71,7 +75,10 @@ public struct Router: LaneAssigning {
     }
 
     public func lane(for request: Request) -> RequestLane? {
-        (route(for: request.path)?.handler as? any LaneAssigning)?.lane(for: request)
+        guard let route = route(for: request.path) else { return nil }
+        // A refused path is answered where it was read, whichever lane its route has.
+        guard pathCheck.refusal(request.path, opaqueTailAfter: route.opaqueTailAfter) == nil else { return nil }
+        return (route.handler as? any LaneAssigning)?.lane(for: request)
     }
 
     public func busyResponse(for request: Request) -> Response {
@@ -90,6 +97,20 @@ public struct Router: LaneAssigning {
 
     private func route(for path: String) -> Route? {
         routes.first { $0.matches(path) }
+    }
+
+    private let pathCheck = RequestPathCheck()
+
+    /// A 400 for a path nginx would normalise (see `RequestPathCheck`), in the shape of the
+    /// dialect the caller meant: the route of the raw path, else of the path nginx made of it.
+    private func refusedPath(_ request: Request) -> Response? {
+        let raw = route(for: request.path)
+        guard let refusal = pathCheck.refusal(request.path, opaqueTailAfter: raw?.opaqueTailAfter) else { return nil }
+        let meant = raw ?? route(for: pathCheck.normalised(request.path))
+        var response =
+            meant?.dialect?.badRequest(refusal.description) ?? .text(400, refusal.description)
+        response.logNote = "path refused: \(refusal.description)"
+        return response
     }
 }
 

@@ -70,6 +70,10 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         endpoint.failureResponse(failure)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        endpoint.badRequest(reason)
+    }
+
     public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
         endpoint.bodyTooLarge(request, bytes: bytes, limit: limit)
     }

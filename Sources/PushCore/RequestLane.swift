@@ -12,6 +12,10 @@ public struct RequestLane: Hashable, Sendable, CustomStringConvertible {
     /// Requests whose caller waits while pushgate pushes to APNs/FCM (pnm2's sends).
     public static let upstream = RequestLane("upstream")
 
+    /// Logins whose password is hashed (cospace `/api/push`): a few threads, so that however
+    /// many logins arrive, the slow KDF never takes more than those threads' CPU.
+    public static let passwords = RequestLane("passwords")
+
     public var description: String { name }
 }
 

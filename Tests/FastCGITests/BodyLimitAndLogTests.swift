@@ -69,3 +69,35 @@ final class RequestLogLineTests: XCTestCase {
         XCTAssertLessThan(line.count, 230)
     }
 }
+
+/// The request log's path never carries a whole token, client id or password.
+final class LoggedPathTests: XCTestCase {
+    func testShortPathsStayWhole() {
+        XCTAssertEqual(LoggedPath.shown("/token/alice/"), "/token/alice/")
+        XCTAssertEqual(LoggedPath.shown("/api/push"), "/api/push")
+        XCTAssertEqual(LoggedPath.shown("/"), "/")
+    }
+
+    func testTheFirstLongSegmentIsCutAndTheRestDropped() {
+        XCTAssertEqual(
+            LoggedPath.shown("/pushToken/alice/12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14/Udl99X2J%2FwGe"),
+            "/pushToken/alice/12869E0E…")
+        XCTAssertEqual(
+            LoggedPath.shown("/client_api/v1/clients/6f1c0d2e-1a2b-4c3d-8e9f-0a1b2c3d4e5f/token"),
+            "/client_api/v1/clients/6f1c0d2e…")
+        // A base64 token's `/` does not leave its later parts whole.
+        XCTAssertEqual(LoggedPath.shown("/pushToken/a/s/Udl99X2JFP1bWwS5gR/wGeLE1hmAB2CMpr1Ej0wxkrY="), "/pushToken/a/s/Udl99X2J…")
+    }
+
+    func testTheFormTailOfAPathIsDropped() {
+        XCTAssertEqual(LoggedPath.shown("/pushToken/bob/sel/tok&appid=x&password=hunter2"), "/pushToken/bob/sel/tok&…")
+        XCTAssertEqual(LoggedPath.shown("/pushToken/bob/sel/QVBBOTFiRzlhcVd2bW54&password=hunter2"), "/pushToken/bob/sel/QVBBOTFi…")
+    }
+
+    func testTheRequestLineShowsTheShortenedPath() {
+        let line = RequestLogLine.message(
+            method: "GET", path: "/pushToken/bob/sel/QVBBOTFiRzlhcVd2bW54bllC&password=hunter2", status: 200,
+            nanoseconds: 0, note: nil)
+        XCTAssertEqual(line, "GET /pushToken/bob/sel/QVBBOTFi… 200 0.00 ms")
+    }
+}

@@ -50,4 +50,60 @@ final class RateLimitTests: XCTestCase {
         // Send-side routes are not limited.
         XCTAssertEqual(try statuses(port: nginx.port, target: "/pnm2/send", count: 250), [502: 250])
     }
+
+    /// nginx with the phone-facing limit at one request a minute (no burst but one), taking the
+    /// client address from X-Forwarded-For (realip), so that a test can be any client.
+    private func strictNginx(_ directory: TemporaryDirectory) throws -> NginxProcess {
+        try NginxProcess(
+            prefix: directory.url.appendingPathComponent("nginx"), port: try freeLoopbackPort(),
+            socketPath: directory.path + "/run/pushgate.sock", maxBody: "2m", workers: 1,
+            adjust: { prefix in
+                let file = prefix.appendingPathComponent("pushgate.conf")
+                var conf = try String(contentsOf: file, encoding: .utf8)
+                for (old, new) in [
+                    ("rate=20r/s", "rate=1r/m"), ("burst=200", "burst=1"),
+                    ("server_tokens off;", "server_tokens off; set_real_ip_from 127.0.0.1; real_ip_header X-Forwarded-For;"),
+                ] {
+                    XCTAssertTrue(conf.contains(old), old)
+                    conf = conf.replacingOccurrences(of: old, with: new)
+                }
+                try conf.write(to: file, atomically: true, encoding: .utf8)
+            })
+    }
+
+    private func status(_ nginx: NginxProcess, _ target: String, from address: String) throws -> Int {
+        try HTTPClient(port: nginx.port, timeoutSeconds: 10).get(target, headers: ["X-Forwarded-For": address]).status
+    }
+
+    /// An IPv6 client is one client across its /64; an IPv4 client is its address.
+    func testIPv6ClientsAreLimitedPerSlash64() throws {
+        let directory = try TemporaryDirectory()
+        let nginx = try strictNginx(directory)
+        defer { nginx.stop() }
+        // One request a minute plus a burst of one; 502 is "passed the limit" (no responder).
+        XCTAssertEqual(try status(nginx, "/token", from: "2001:db8:1:2::a"), 502)
+        XCTAssertEqual(try status(nginx, "/token", from: "2001:db8:1:2::b"), 502)
+        XCTAssertEqual(try status(nginx, "/token", from: "2001:db8:1:2:ffff:1:2:3"), 429, "the same /64")
+        XCTAssertEqual(try status(nginx, "/token", from: "2001:db8:1:3::a"), 502, "another /64")
+        XCTAssertEqual(try status(nginx, "/token", from: "192.0.2.1"), 502)
+        XCTAssertEqual(try status(nginx, "/token", from: "192.0.2.2"), 502, "IPv4 addresses count alone")
+    }
+
+    /// No path escapes the phone-facing limit: `location /` has it too (as has a path nginx
+    /// normalises into it), while the send-side locations stay unlimited.
+    func testEveryLocationButTheSendSideIsLimited() throws {
+        let directory = try TemporaryDirectory()
+        let nginx = try strictNginx(directory)
+        defer { nginx.stop() }
+        let client = "192.0.2.7"
+        XCTAssertEqual(try status(nginx, "/healthz", from: client), 502)
+        XCTAssertEqual(try status(nginx, "/token/../healthz", from: client), 502)
+        XCTAssertEqual(try status(nginx, "/pushToken/../anything", from: client), 429)
+        XCTAssertEqual(try status(nginx, "/removeAccount/x", from: client), 429)
+        for _ in 0..<5 {
+            XCTAssertEqual(try status(nginx, "/pnm2/send", from: client), 502)
+            XCTAssertEqual(try status(nginx, "/publish_api/v1/instances/x/publishes", from: client), 502)
+            XCTAssertEqual(try status(nginx, "/push/topics/a", from: client), 502)
+        }
+    }
 }

@@ -277,7 +277,8 @@ final class BridgeIntegrationTests: XCTestCase {
             ("/push/topics/a", #"{"fcm": {"data": {"n": 1}}}"#, 400, "fcm.data.n must be a string"),
             ("/push/topics/a", #"{"apns": [1]}"#, 400, "apns must be a JSON object"),
             ("/push/topics/", #"{"fcm": {}}"#, 400, "name the topic to publish to: POST /push/topics/<topic path>"),
-            ("/push/topics/a//b", #"{"fcm": {}}"#, 400, "the topic path a//b has an empty part"),
+            // nginx would merge the `//`: refused as a path before the topic path is read.
+            ("/push/topics/a//b", #"{"fcm": {}}"#, 400, "the path has an empty segment (//)"),
         ]
         for (target, body, status, error) in cases {
             let response = try pushgate.client.post(target, contentType: "application/json", body: body)

@@ -30,6 +30,8 @@ final class DialectFailureTests: XCTestCase {
             response.logNote = failure.detail
             return response
         }
+
+        func badRequest(_ reason: String) -> Response { .text(400, "shape: \(reason)") }
     }
 
     struct Refusal: DialectError {
@@ -81,6 +83,7 @@ final class DialectFailureTests: XCTestCase {
             .text(200, logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
         }
         func failureResponse(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
+        func badRequest(_ reason: String) -> Response { .text(400, reason) }
     }
 
     /// Keeps metadata and writes nothing.

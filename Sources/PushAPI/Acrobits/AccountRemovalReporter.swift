@@ -26,4 +26,8 @@ public struct AccountRemovalReporter: DialectHandler {
     public func failureResponse(_ failure: ServiceFailure) -> Response {
         ReporterError.failure(failure)
     }
+
+    public func badRequest(_ reason: String) -> Response {
+        ReporterError.badRequest(reason).response
+    }
 }

@@ -15,6 +15,8 @@ enum ReporterError: DialectError, Equatable {
     case tooLong(field: String, limit: Int)
     case invalidValue(field: String, reason: String)
     case tokenWithoutAppID(token: String, appID: String)
+    /// The whole request refused before it was read (a path nginx would read otherwise).
+    case badRequest(String)
 
     var response: Response {
         switch self {
@@ -42,6 +44,8 @@ enum ReporterError: DialectError, Equatable {
             return .text(400, "\(field) \(reason)")
         case .tokenWithoutAppID(let token, let appID):
             return .text(400, "\(token) was given without \(appID)")
+        case .badRequest(let reason):
+            return .text(400, reason)
         }
     }
 

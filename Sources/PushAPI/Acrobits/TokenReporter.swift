@@ -43,6 +43,10 @@ public struct TokenReporter: DialectHandler {
         ReporterError.failure(failure)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        ReporterError.badRequest(reason).response
+    }
+
     struct Report: Equatable {
         var selector: String
         var username: String?

@@ -38,6 +38,10 @@ public struct BeamsClientAPI: DialectHandler {
         BeamsError.failure(failure)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        BeamsError.invalidField(reason).response
+    }
+
     private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {
         guard methods.contains(request.method) else { throw .methodNotAllowed(allowed: methods) }
     }

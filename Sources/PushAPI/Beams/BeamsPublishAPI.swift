@@ -44,6 +44,10 @@ public struct BeamsPublishAPI: SendEndpoint {
         BeamsError.failure(failure)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        BeamsError.invalidField(reason).response
+    }
+
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let appKey = try Self.instance(request.path)

@@ -17,6 +17,8 @@ enum BridgeError: DialectError, Equatable {
     case noOperation
     case invalidSelector(TopicSelector.ParseError)
     case invalidTopicPath(String)
+    /// A path nginx would read otherwise (see `RequestPathCheck`).
+    case invalidPath(String)
     case notFound(String)
     /// The bridge is not set up for this kind of destination: an operator's fault, so the
     /// client hears only that, and the log line names the key to set.
@@ -52,7 +54,7 @@ enum BridgeError: DialectError, Equatable {
         case .bothOperations: return "a message holds either pnsub or pnunsub, not both"
         case .noOperation: return "the message holds neither pnsub nor pnunsub"
         case .invalidSelector(let error): return error.description
-        case .invalidTopicPath(let reason): return reason
+        case .invalidTopicPath(let reason), .invalidPath(let reason): return reason
         case .notFound(let path): return "no bridge endpoint at \(path)"
         case .notConfigured(let client, _): return client
         case .unauthorized(let reason): return reason

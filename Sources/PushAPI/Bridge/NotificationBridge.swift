@@ -45,6 +45,10 @@ public struct NotificationBridge: DialectHandler {
         CorrelatedFailure.response(failure, correlation: nil)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        BridgeError.invalidPath(reason).response
+    }
+
     private func perform(_ message: BridgeMessage) throws {
         let destination = try BridgeDestination(message.destination)
         let selector: TopicSelector

@@ -74,6 +74,10 @@ public struct TopicPublisher: SendEndpoint {
         CorrelatedFailure.response(failure, correlation: nil)
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        BridgeError.invalidPath(reason).response
+    }
+
     /// The topic path after the prefix, percent-decoded.
     static func topic(in path: String) throws(BridgeError) -> TopicPath {
         let raw = path.dropFirst(prefix.count)

@@ -55,4 +55,8 @@ public struct PushEvents: SendEndpoint {
     public func failureResponse(_ failure: ServiceFailure) -> Response {
         CospaceError.failure(failure)
     }
+
+    public func badRequest(_ reason: String) -> Response {
+        CospaceError.invalidPath(reason).response
+    }
 }

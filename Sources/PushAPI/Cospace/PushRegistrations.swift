@@ -3,7 +3,7 @@ import PushCore
 
 /// cospace `GET /api/push` and `POST /api/push`: an authenticated user lists, adds and
 /// deletes its own APNs device tokens and GCM (FCM) registration ids.
-public struct PushRegistrations: DialectHandler {
+public struct PushRegistrations: DialectHandler, LaneAssigning {
     public static let path = "/api/push"
     /// A real body is under 500 bytes; this leaves room for whitespace and nothing more.
     static let bodyLimit = 16 * 1024
@@ -44,8 +44,26 @@ public struct PushRegistrations: DialectHandler {
         return .json(200, try listing(for: user).encoded())
     }
 
+    /// A login that will run the password hash waits for the password lane, whose few threads
+    /// bound the CPU that logins take; one that is refused anyway (no credentials, throttled)
+    /// is answered at once.
+    public func lane(for request: Request) -> RequestLane? {
+        let served = request.path == Self.path || request.path == Self.path + "/"
+        let method = request.method == "GET" || request.method == "POST"
+        return served && method && authenticator.wouldCheckPassword(request) ? .passwords : nil
+    }
+
+    /// The password lane had no room: try again in a moment.
+    public func busyResponse(for request: Request) -> Response {
+        CospaceError.passwordLaneBusy.response
+    }
+
     public func failureResponse(_ failure: ServiceFailure) -> Response {
         CospaceError.failure(failure)
+    }
+
+    public func badRequest(_ reason: String) -> Response {
+        CospaceError.invalidPath(reason).response
     }
 
     private func apply(_ change: PushChange, for user: CospaceUser) throws {

@@ -104,6 +104,10 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         failure.noted(Self.refusal(failure.status, failure.message, headers: failure.headers))
     }
 
+    public func badRequest(_ reason: String) -> Response {
+        Self.refusal(400, Pnm2Reply.badObject(reason).response)
+    }
+
     /// What reaches APNs/FCM, a POST to one of the three addresses, waits in the upstream lane;
     /// everything else is answered at once where it was read.
     public func lane(for request: Request) -> RequestLane? {

@@ -1,0 +1,105 @@
+import Foundation
+import PushAPI
+import XCTest
+
+/// The login throttle on a clock the test steps: limits per address and per user name, the
+/// Retry-After it gives, what a success resets, and that an attacker cannot lock a user out.
+final class LoginThrottleTests: XCTestCase {
+    /// A clock that moves only when told.
+    final class SteppedClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seconds = 1000.0
+        func advance(_ by: Double) { lock.withLock { seconds += by } }
+        var now: @Sendable () -> Double { { [self] in lock.withLock { seconds } } }
+    }
+
+    let clock = SteppedClock()
+
+    func throttle(failures: Int = 3) -> LoginThrottle {
+        LoginThrottle(limits: .init(failuresPerWindow: failures, windowSeconds: 60), now: clock.now)
+    }
+
+    private func allowed(_ decision: LoginThrottle.Decision) -> LoginThrottle.Attempt? {
+        if case .allowed(let attempt) = decision { return attempt }
+        return nil
+    }
+
+    func testAnAddressIsRefusedPastItsFailuresUntilTheOldestExpires() {
+        let throttle = throttle()
+        for user in ["a", "b", "c"] {
+            XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.7", user: user)))
+            clock.advance(10)
+        }
+        XCTAssertEqual(throttle.begin(address: "192.0.2.7", user: "d"), .refused(retryAfterSeconds: 30))
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.7", user: "d"))
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.8", user: "d")), "another address has its own count")
+        clock.advance(30)
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.7", user: "d")), "the first failure expired")
+    }
+
+    func testAUserNameIsRefusedPastItsFailuresFromAnyAddress() {
+        let throttle = throttle()
+        for address in ["192.0.2.1", "192.0.2.2", "192.0.2.3"] {
+            XCTAssertNotNil(allowed(throttle.begin(address: address, user: "alice")))
+        }
+        XCTAssertEqual(throttle.begin(address: "192.0.2.4", user: "alice"), .refused(retryAfterSeconds: 60))
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.4", user: "bob")))
+    }
+
+    /// Attempts under way count: a burst is not let through before the first of it fails.
+    func testAttemptsUnderWayCountAndASuccessGivesItsOwnBack() {
+        let throttle = throttle()
+        let first = allowed(throttle.begin(address: "192.0.2.7", user: "alice"))!
+        _ = throttle.begin(address: "192.0.2.7", user: "alice")
+        _ = throttle.begin(address: "192.0.2.7", user: "alice")
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.7", user: "alice"))
+        throttle.succeeded(first)
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.7", user: "alice")), "the success was no failure")
+    }
+
+    func testASuccessResetsTheUserNamesCount() {
+        let throttle = throttle()
+        _ = throttle.begin(address: "192.0.2.1", user: "alice")
+        _ = throttle.begin(address: "192.0.2.2", user: "alice")
+        let right = allowed(throttle.begin(address: "192.0.2.3", user: "alice"))!
+        throttle.succeeded(right)
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.4", user: "alice")))
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.5", user: "alice")))
+    }
+
+    /// An attacker exhausting alice's count from elsewhere does not keep alice out of the
+    /// address she logged in from before; from a new address she waits one window at most.
+    func testAnAttackerCannotLockAUserOutOfHerOwnAddress() {
+        let throttle = throttle()
+        throttle.succeeded(allowed(throttle.begin(address: "198.51.100.9", user: "alice"))!)
+        clock.advance(5)
+        for address in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {
+            _ = throttle.begin(address: address, user: "alice")
+        }
+        XCTAssertEqual(throttle.begin(address: "203.0.113.4", user: "alice"), .refused(retryAfterSeconds: 60))
+        XCTAssertNotNil(allowed(throttle.begin(address: "198.51.100.9", user: "alice")), "her own address")
+        clock.advance(60)
+        XCTAssertNotNil(allowed(throttle.begin(address: "203.0.113.4", user: "alice")), "a window later")
+    }
+
+    func testIPv6ClientsCountPerSlash64() {
+        let throttle = throttle()
+        _ = throttle.begin(address: "2001:db8:1:2::a", user: "u1")
+        _ = throttle.begin(address: "2001:db8:1:2:ffff:1:2:3", user: "u2")
+        _ = throttle.begin(address: "2001:DB8:1:2:0:0:0:b", user: "u3")
+        XCTAssertTrue(throttle.refuses(address: "2001:db8:1:2::c", user: "u4"))
+        XCTAssertFalse(throttle.refuses(address: "2001:db8:1:3::a", user: "u4"))
+        _ = throttle.begin(address: "::ffff:192.0.2.1", user: "u5")
+        _ = throttle.begin(address: "192.0.2.1", user: "u6")
+        _ = throttle.begin(address: "192.0.2.1", user: "u7")
+        XCTAssertTrue(
+            throttle.refuses(address: "::ffff:192.0.2.1", user: "u8"), "a mapped IPv4 address is that address")
+    }
+
+    func testACancelledAttemptCountsForNothing() {
+        let throttle = throttle(failures: 1)
+        let attempt = allowed(throttle.begin(address: "192.0.2.7", user: "alice"))!
+        throttle.cancelled(attempt)
+        XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.7", user: "alice")))
+    }
+}
