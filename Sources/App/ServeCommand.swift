@@ -76,7 +76,7 @@ struct ServeCommand: ParsableCommand {
         // The process's one metrics registry (GET /metrics), passed to what counts.
         let metrics = OperatorMetrics()
         metrics.bootstrap()
-        metrics.recordStart()
+        metrics.recordStart(node: configuration.effectiveNodeID)
         let openStore: () throws -> any Store
         let checkpointer: WALCheckpointer?
         var sqliteWriter: GroupCommitWriter?

@@ -90,17 +90,30 @@ final class RunScript {
 
     /// `pushgate tokens list --json` on this run's database.
     func devices() throws -> [[String: Any]] {
-        let list = Process()
-        list.executableURL = PushgateInstance.executable
-        list.arguments = ["tokens", "list", "--json"]
-        list.environment = environment
+        let list = try cli(["tokens", "list", "--json"])
+        guard list.status == 0 else { throw PushgateInstance.Failure("tokens list failed: \(list.stderr)") }
+        return try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    /// `pushgate ARGS` with this run's settings, as an operator runs it beside scripts/run.
+    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let command = Process()
+        command.executableURL = PushgateInstance.executable
+        command.arguments = arguments
+        command.environment = environment
         let out = Pipe()
-        list.standardOutput = out
-        list.standardError = FileHandle.nullDevice
-        try list.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        list.waitUntilExit()
-        guard list.terminationStatus == 0 else { throw PushgateInstance.Failure("tokens list failed") }
-        return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        let err = Pipe()
+        command.standardOutput = out
+        command.standardError = err
+        command.standardInput = FileHandle.nullDevice
+        try command.run()
+        // Read both pipes while it runs: a full pipe would stop it.
+        let errors = ResultBox<Data>()
+        let handle = err.fileHandleForReading
+        Thread { errors.set(handle.readDataToEndOfFile()) }.start()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        command.waitUntilExit()
+        let stderr = errors.wait(timeout: 30) ?? Data()
+        return (command.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }

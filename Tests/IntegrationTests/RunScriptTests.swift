@@ -87,6 +87,26 @@ final class RunScriptTests: XCTestCase {
                 body: "selector=AB12:\(1000 + n)&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app")
             XCTAssertEqual(report.status, 200, report.text)
         }
+        // Each node is scraped on its own path, and says which node it is.
+        var nodes: Set<String> = []
+        for number in 1...2 {
+            let page = try run.client.get("/metrics/node/\(number)")
+            XCTAssertEqual(page.status, 200, page.text)
+            let line = try XCTUnwrap(page.text.split(separator: "\n").first { $0.hasPrefix("pushgate_node_info{") }, page.text)
+            nodes.insert(String(line))
+            // The same node every time: nginx sends the path to that node alone.
+            for _ in 0..<3 {
+                XCTAssertTrue(try run.client.get("/metrics/node/\(number)").text.contains(line))
+            }
+        }
+        XCTAssertEqual(nodes.count, 2, "\(nodes)")
+        XCTAssertEqual(try run.client.get("/metrics/node/3").status, 404)
+        // doctor, run in the checkout while scripts/run serves, checks scripts/run's nginx and
+        // finds nothing wrong with it.
+        let doctor = try run.cli(["doctor"])
+        XCTAssertTrue(doctor.stdout.contains("ok   nginx: checking \(state.path)/run/nginx/pushgate.conf (scripts/run's, beside the socket)"), doctor.stdout)
+        XCTAssertFalse(doctor.stdout.contains("FAIL nginx") || doctor.stdout.contains("FAIL socket"), doctor.stdout)
+
         XCTAssertEqual(try run.stop(), 0, run.log)
         XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), "each serve removed its socket")
         XCTAssertFalse(FileManager.default.fileExists(atPath: second), "each serve removed its socket")

@@ -13,11 +13,13 @@ struct DoctorCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "nginx's worker user, who must reach the socket (Debian's nginx: www-data; nginx started as root without a `user` line: nobody).")
-    var nginxUser = "www-data"
+    @Option(
+        help: "nginx's worker user, who must reach the socket (default: the one scripts/run's nginx runs as, else Debian's www-data).")
+    var nginxUser: String?
 
-    @Option(help: "The rendered pushgate site include nginx loads.")
-    var nginxConf = "/etc/nginx/conf.d/pushgate.conf"
+    @Option(
+        help: "The rendered pushgate site include nginx loads (default: the one scripts/run rendered beside the socket, else /etc/nginx/conf.d/pushgate.conf).")
+    var nginxConf: String?
 
     @Option(help: "This version's nginx template (found beside the executable or in the checkout when not given).")
     var nginxTemplate: String?
@@ -106,13 +108,15 @@ struct DoctorCommand: ParsableCommand {
                         "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), reachable from the network: "
                             + "FastCGI has no authentication, allow only your nginx hosts to it"))
         } else {
-            if let worker = UserIdentity(name: nginxUser) {
+            let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
+            findings.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))
+            if let worker = UserIdentity(name: site.workerUser) {
                 findings += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
             } else {
-                findings.append(.problem("socket", "there is no user \(nginxUser): name nginx's worker user with --nginx-user"))
+                findings.append(.problem("socket", "there is no user \(site.workerUser): name nginx's worker user with --nginx-user"))
             }
             findings += NginxTemplateCheck(
-                renderedPath: nginxConf, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
+                renderedPath: site.include, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
             ).run()
         }
 

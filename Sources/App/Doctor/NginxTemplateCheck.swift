@@ -33,7 +33,7 @@ struct NginxTemplateCheck {
 
     static func compare(rendered: String, template: String, renderedPath: String, socket: String) -> [DoctorFinding] {
         let expected = significantLines(template)
-        let found = significantLines(rendered)
+        let found = withoutNodeLines(significantLines(rendered))
         var values: [String: String] = [:]
         for (index, line) in expected.enumerated() {
             guard index < found.count else {
@@ -81,12 +81,37 @@ struct NginxTemplateCheck {
     /// besides loopback may reach the operator pages (`allow`).
     static let operatorsOwn = ["listen ", "server_name ", "ssl_", "allow "]
 
-    private static func significantLines(_ text: String) -> [Line] {
+    static func significantLines(_ text: String) -> [Line] {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in
             let line = raw.trimmingCharacters(in: .whitespaces)
             let ignored = line.isEmpty || line.hasPrefix("#") || operatorsOwn.contains { line.hasPrefix($0) }
             return ignored ? nil : Line(number: index + 1, text: line)
         }
+    }
+
+    /// The rendered lines without what `render-nginx` adds for several nodes
+    /// (`PUSHGATE_NGINX_NODES`): the nodes after the first in the shared upstream, and each
+    /// node's own upstream and `/metrics/node/K` location. The first server stays, so that it
+    /// is still checked against PUSHGATE_SOCKET.
+    static func withoutNodeLines(_ lines: [Line]) -> [Line] {
+        var kept: [Line] = []
+        var skippingBlock = false
+        for line in lines {
+            if skippingBlock {
+                if line.text == "}" { skippingBlock = false }
+                continue
+            }
+            let text = line.text
+            if (text.hasPrefix("upstream pushgate_node_") || text.hasPrefix("location = /metrics/node/")) && text.hasSuffix("{") {
+                skippingBlock = true
+                continue
+            }
+            if text.hasPrefix("server "), let previous = kept.last, previous.text.hasPrefix("server ") {
+                continue
+            }
+            kept.append(line)
+        }
+        return kept
     }
 
     /// Whether `line` is `pattern` with each placeholder replaced by a value; a placeholder

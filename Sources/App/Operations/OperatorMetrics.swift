@@ -36,12 +36,15 @@ struct OperatorMetrics: Sendable {
         MetricsSystem.bootstrap(factory)
     }
 
-    /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it), and
-    /// `pushgate_build_info{version}` 1: which version each node runs.
-    func recordStart() {
+    /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it),
+    /// `pushgate_build_info{version}` 1: which version each node runs, and
+    /// `pushgate_node_info{node}` 1: which node answered, so that a scrape of one node among
+    /// several (`/metrics/node/K`) is labelled by the node itself, not only by its target.
+    func recordStart(node: String) {
         Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
         Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory)
             .record(1)
+        Gauge(label: "pushgate_node_info", dimensions: [("node", node)], factory: factory).record(1)
     }
 
     /// The delivery side's metrics, one set of kept metric objects for the whole process.

@@ -1,0 +1,34 @@
+# Sourced by scripts/render-nginx and scripts/install: the site include's lines for several
+# pushgate nodes behind one nginx (PUSHGATE_NGINX_NODES).
+#
+#   nginx_nodes_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..."
+#
+# Each NODE is `unix:/path.sock` or `IPv4:PORT`. Every node goes into the shared upstream in
+# place of FIRST_SERVER's line; node K (1..N in this order) also gets an upstream of its own
+# and an exact `/metrics/node/K` location, so that each node can be scraped (a scrape of
+# /metrics reaches one node at random). Prints an error and returns 2 on a bad node.
+nginx_nodes_apply() {
+    local -n text="$1"
+    local first="$2" nodes="$3"
+    local servers="" upstreams="" locations="" count=0 node
+    for node in $nodes; do
+        if ! [[ "$node" =~ ^unix:/[A-Za-z0-9._/+-]+$ || "$node" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}:[0-9]{1,5}$ ]]; then
+            echo "PUSHGATE_NGINX_NODES: '$node' is neither unix:/PATH nor IPv4:PORT" >&2
+            return 2
+        fi
+        count=$((count + 1))
+        servers+="    server $node;"$'\n'
+        upstreams+="upstream pushgate_node_$count {"$'\n'"    server $node;"$'\n'"    keepalive 2;"$'\n'"}"$'\n'
+        locations+="    location = /metrics/node/$count {"$'\n'"        allow 127.0.0.1;"$'\n'"        allow ::1;"$'\n'"        deny all;"$'\n'"        error_page 403 413 429 502 504 @pushgate_text_error;"$'\n'"        fastcgi_pass pushgate_node_$count;"$'\n'"    }"$'\n'
+    done
+    [[ $count -gt 0 ]] || return 0
+    local marker="    server $first;"
+    [[ "$text" == *"$marker"$'\n'* ]] || { echo "the template has no '$marker' line to replace with the nodes" >&2; return 1; }
+    text="${text/"$marker"$'\n'/$servers}"
+    marker="# --- the server "
+    [[ "$text" == *"$marker"* ]] || { echo "the template has no '$marker' line" >&2; return 1; }
+    text="${text/"$marker"/$upstreams$'\n'$marker}"
+    marker="    location ^~ /metrics/node/ {"
+    [[ "$text" == *"$marker"* ]] || { echo "the template has no /metrics/node/ location" >&2; return 1; }
+    text="${text/"$marker"/$locations$marker}"
+}
