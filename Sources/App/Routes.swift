@@ -77,7 +77,9 @@ enum Routes {
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
             .init(
                 prefix: NotificationBridge.path,
-                handler: NotificationBridge(apps: store, subscriptions: store, bridgeApps: bridgeApps)),
+                handler: NotificationBridge(
+                    apps: store, subscriptions: store, bridgeApps: bridgeApps,
+                    topics: services.configuration.bridgeTopics)),
             .init(
                 prefix: TopicPublisher.prefix,
                 handler: SenderOnly(TopicPublisher(subscriptions: store, queued: services.wakeOutbox), senders: senders)),

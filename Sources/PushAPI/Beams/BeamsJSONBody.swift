@@ -15,6 +15,8 @@ struct BeamsJSONBody {
             value = try JSONValue.parse(request.body)
         } catch .invalidUTF8 {
             throw .unreadableBody("it is not valid UTF-8")
+        } catch .tooDeep {
+            throw .unreadableBody("it is nested deeper than \(JSONNesting.maximumDepth) levels")
         } catch {
             throw .unreadableBody(request.body.isEmpty ? "it is empty" : "it is not valid JSON")
         }
