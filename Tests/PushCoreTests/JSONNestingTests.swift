@@ -9,7 +9,8 @@ final class JSONNestingTests: XCTestCase {
     func testDepthCountsArraysAndObjectsOpenAtOnce() {
         XCTAssertTrue(JSONNesting.isWithin(32, nested(32)))
         XCTAssertFalse(JSONNesting.isWithin(32, nested(33)))
-        XCTAssertTrue(JSONNesting.isWithin(2, Array(#"{"a":[1],"b":{"c":2},"d":[[]]}"#.utf8)), "siblings do not add up")
+        XCTAssertTrue(JSONNesting.isWithin(2, Array(#"{"a":[1],"b":{"c":2},"d":[]}"#.utf8)), "siblings do not add up")
+        XCTAssertFalse(JSONNesting.isWithin(2, Array(#"{"a":[1],"d":[[]]}"#.utf8)))
         XCTAssertFalse(JSONNesting.isWithin(2, Array(#"{"a":[{"b":1}]}"#.utf8)))
         XCTAssertTrue(JSONNesting.isWithin(0, Array("42".utf8)))
     }
