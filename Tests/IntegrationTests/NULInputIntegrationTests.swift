@@ -10,10 +10,10 @@ import XCTest
 /// the mock APNs and FCM with its NUL). PostgreSQL's text cannot hold NUL, and its jsonb not
 /// even the escape, so on it such requests used to answer 500.
 final class NULInputIntegrationTests: BeamsTestCase {
-    static let apnsApp = "com.example.nul"
+    /// A cospace application id: team id, then bundle id.
+    static let apnsApp = "N7LT3AM123.com.example.nul"
     static let fcmApp = "com.example.nul.android"
     static let appKey = "nul-app-key-1"
-    static let fcmKey = "nul-android-key-1"
     static let apnsToken = String(repeating: "e1", count: 32)
     static let fcmToken = "dXk:APA91bNul-token_1"
     /// JSON's escape of NUL, as a request carries it.
@@ -28,8 +28,8 @@ final class NULInputIntegrationTests: BeamsTestCase {
                 "PUSHGATE_BRIDGE_APNS_APP": Self.apnsApp, "PUSHGATE_BRIDGE_FCM_APP": Self.fcmApp,
                 "PUSHGATE_COSPACE_FCM_APP": Self.fcmApp,
             ]) { _, own in own })
-        try pushgate.addMockAPNsApp(id: Self.apnsApp, ["--topic", Self.apnsApp, "--app-key", Self.appKey])
-        try pushgate.addMockFCMApp(id: Self.fcmApp, fcm: fcm, ["--app-key", Self.fcmKey])
+        try pushgate.addMockAPNsApp(id: Self.apnsApp, ["--topic", "com.example.nul", "--app-key", Self.appKey])
+        try pushgate.addMockFCMApp(id: Self.fcmApp, fcm: fcm, ["--app-key", Self.appKey])
         let user = try pushgate.run(
             PushgateInstance.executable.path, ["users", "add", "alice", "--password-stdin"], stdin: "alice-secret\n")
         XCTAssertEqual(user.status, 0, user.stderr)
@@ -93,7 +93,7 @@ final class NULInputIntegrationTests: BeamsTestCase {
 
     func testABeamsPublishWithANULIsDeliveredWithIt() throws {
         try client(key: Self.appKey, type: "apns", token: Self.apnsToken, interests: ["donuts"])
-        try client(key: Self.fcmKey, type: "fcm", token: Self.fcmToken, interests: ["donuts"])
+        try client(key: Self.appKey, type: "fcm", token: Self.fcmToken, interests: ["donuts"])
         let published = try send(
             "POST", "/publish_api/v1/instances/\(Self.appKey)/publishes/interests",
             #"{"interests":["donuts"],"apns":{"aps":{"alert":"Hi\#(Self.nul)!"}},"fcm":{"data":{"k\#(Self.nul)":"v\#(Self.nul)"}}}"#)
