@@ -182,7 +182,7 @@ final class TokenReporterIntegrationTests: XCTestCase {
     /// sees `database is locked`, and the end state is one device per selector and channel.
     func testSixtyFourConcurrentReporters() throws {
         let port = pushgate.port
-        let selectors = (0..<16).map { "SEL\($0):CAFE" }
+        let selectors = (0..<16).map { "SELECTOR-\($0):CAFE0000" }
         let failures = Failures()
         @Sendable func report(_ http: HTTPClient, _ selector: String, seed: UInt8) {
             let token = Data(repeating: seed, count: 32).base64EncodedString()
