@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import FastCGI
+import PushAPI
 import PushStore
 
 /// Everything an operator can set. Each key is read from the config file and from the
@@ -57,6 +58,14 @@ public struct Configuration: Sendable {
     public var cospaceFCMApp: String? = nil
     public var bridgeAPNsApp: String? = nil
     public var bridgeFCMApp: String? = nil
+    /// The topics bridge clients may subscribe to (`PUSHGATE_BRIDGE_TOPICS`); unrestricted
+    /// while unset, which the doctor warns about.
+    public var bridgeTopics = BridgeTopics.unrestricted
+    /// Devices no report, registration or refresh touched for this long are removed with their
+    /// links. 270: FCM's own horizon, after which it calls a token stale.
+    public var deviceRetentionDays = 270
+    /// Dead letters are kept this long for operators to look at and retry, then removed.
+    public var deadLetterRetentionDays = 14
     /// The id this node's outbox claims are recorded under (`PUSHGATE_NODE_ID`); nil: see
     /// `effectiveNodeID`.
     public var nodeID: String? = nil
@@ -151,6 +160,18 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),
         .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
+        Setting(
+            name: BridgeTopics.key,
+            meaning: "comma-separated topic paths bridge clients may subscribe to (each with everything below it); unset: any topic",
+            apply: { config, value throws(ConfigurationError) in
+                guard let topics = BridgeTopics(configured: value) else {
+                    throw .invalid(key: BridgeTopics.key, value: value, expected: "topic paths separated by commas, such as news,alerts/eu")
+                }
+                config.bridgeTopics = topics
+            },
+            show: { $0.bridgeTopics.prefixes?.map(\.text).joined(separator: ",") }),
+        .integer("PUSHGATE_DEVICE_RETENTION_DAYS", "devices not reported, registered or refreshed for this many days are removed with their links", \.deviceRetentionDays, 1...36_500),
+        .integer("PUSHGATE_DEAD_LETTER_RETENTION_DAYS", "days a dead letter is kept before housekeeping removes it", \.deadLetterRetentionDays, 1...36_500),
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),
         .integer("PUSHGATE_PASSWORD_CHECK_THREADS", "threads that hash cospace login passwords, apart from PUSHGATE_THREADS: logins never take more CPU than these", \.passwordCheckThreads, 1...64),
         .integer("PUSHGATE_LOGIN_FAILURES_PER_MINUTE", "failed cospace logins allowed per client address (IPv6: per /64) and per user name a minute; more are answered 429 without hashing", \.loginFailuresPerMinute, 1...100_000),

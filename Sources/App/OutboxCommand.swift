@@ -17,6 +17,17 @@ struct OutboxCommand: ParsableCommand {
             let shown = 10_000
             let dead = try store.deadLetters(limit: shown).count
             print("dead letters: \(dead == shown ? "\(shown) or more" : String(dead))")
+            let housekeeping = try store.housekeepingReport()
+            if let lastRunAt = housekeeping.lastRunAt {
+                let last = housekeeping.lastRun
+                let total = housekeeping.total
+                print("housekeeping: last run \(Date(timeIntervalSince1970: Double(lastRunAt)).formatted(.iso8601))")
+                print("  removed expired devices: \(last.devices) (in all \(total.devices))")
+                print("  removed devices of unregistered apps: \(last.unregisteredAppDevices) (in all \(total.unregisteredAppDevices))")
+                print("  removed old dead letters: \(last.deadLetters) (in all \(total.deadLetters))")
+            } else {
+                print("housekeeping: not run yet")
+            }
             // Which node holds what: a node that died shows a lease in the past until another
             // node claims its rows again.
             let claims = try store.claims()

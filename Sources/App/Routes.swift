@@ -80,7 +80,9 @@ enum Routes {
             .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
             .init(
                 prefix: NotificationBridge.path,
-                handler: NotificationBridge(apps: store, subscriptions: store, bridgeApps: bridgeApps)),
+                handler: NotificationBridge(
+                    apps: store, subscriptions: store, bridgeApps: bridgeApps,
+                    topics: services.configuration.bridgeTopics)),
             .init(
                 prefix: TopicPublisher.prefix,
                 handler: SenderOnly(

@@ -6,7 +6,7 @@ import PushStore
 /// Every store protocol: what a command gets from `Runtime.openStore`, on either engine.
 typealias Store = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
     & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore & MigrationHistory
-    & OperationsStatusStore
+    & OperationsStatusStore & HousekeepingStore
 
 /// What a command needs to start: the effective configuration, a logger, and the store.
 struct Runtime {

@@ -132,7 +132,16 @@ struct ServeCommand: ParsableCommand {
                 })
         }
         wakeListener?.start()
+        // Nothing grows forever: devices nobody reports, unregistered apps' tokens and old
+        // dead letters go, on a connection of the housekeeper's own.
+        let housekeeper = Housekeeper(
+            store: try openStore(),
+            policy: RetentionPolicy(
+                deviceDays: configuration.deviceRetentionDays, deadLetterDays: configuration.deadLetterRetentionDays),
+            logger: logger)
+        housekeeper.start()
         defer {
+            housekeeper.stop()
             wakeListener?.stop()
             outbox.stop()
             delivery.shutdown()

@@ -58,6 +58,16 @@ public enum BeamsInterestChange: Sendable, Equatable {
     case unknownClient
     /// The client exists, but not within the app of the given `app_key`.
     case wrongAppKey
+    /// A new interest for a client that has `BeamsLimits.interestsPerClient` already: refused,
+    /// nothing stored.
+    case tooManyInterests
+}
+
+/// What one unauthenticated Beams client may store: the client API needs no secret, so
+/// without a bound one client could grow the store without end.
+public enum BeamsLimits {
+    /// Beams' own limit of interests per client (device).
+    public static let interestsPerClient = 5_000
 }
 
 /// Pusher Beams clients, their interests, and publishing to interests through the outbox.
@@ -74,7 +84,8 @@ public protocol BeamsStore: Sendable {
     /// its old device if nothing else owns it. False when no such client exists.
     func replaceBeamsClientToken(clientID: String, token: DeviceToken, reportedToken: String) throws -> Bool
     /// Subscribes (or with `subscribed` false, unsubscribes) the client to `interest`, if
-    /// `appKey` is its app's key (the key of the instance it registered under).
+    /// `appKey` is its app's key (the key of the instance it registered under), and, for a
+    /// new interest, if the client has fewer than `BeamsLimits.interestsPerClient`.
     func setBeamsInterest(clientID: String, appKey: String, interest: String, subscribed: Bool) throws
         -> BeamsInterestChange
     /// In one transaction: finds each device of the apps `appIDs` whose clients subscribed any

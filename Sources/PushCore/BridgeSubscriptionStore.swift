@@ -4,7 +4,9 @@
 /// store compares strings and never interprets one.
 public protocol BridgeSubscriptionStore: Sendable {
     /// In one transaction: the device for (app, token) (created when new) and its link to
-    /// `selector`. Returns false when the link already existed (a repeated `pnsub`).
+    /// `selector`. Returns false when the link already existed (a repeated `pnsub`). Throws
+    /// `TooManySubscriptions`, storing nothing, for a new link of a device that has
+    /// `BridgeLimits.subscriptionsPerDevice` already.
     func subscribe(appID: AppID, token: DeviceToken, reportedToken: String, selector: String) throws -> Bool
     /// In one transaction: removes the link, and the device when no owner is left. Returns
     /// false when there was no such subscription.
@@ -17,4 +19,19 @@ public protocol BridgeSubscriptionStore: Sendable {
     func enqueueTopicPush(
         _ message: OutboxMessage, subscribedToAnyOf selectors: [String], within apps: Set<AppID>?
     ) throws -> ScopedFanOut
+}
+
+/// What one unauthenticated bridge client may store: `pnsub` needs no secret, so without a
+/// bound one device could grow the store without end.
+public enum BridgeLimits {
+    public static let subscriptionsPerDevice = 1_000
+}
+
+/// A `pnsub` refused because its device has `limit` subscriptions already.
+public struct TooManySubscriptions: Error, Equatable {
+    public let limit: Int
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
 }

@@ -47,11 +47,19 @@ public enum JSONValue: Sendable, Equatable, Codable {
     public enum ParseError: Error, Equatable {
         case invalidUTF8
         case malformed
+        /// Arrays and objects nested deeper than `JSONNesting.maximumDepth`.
+        case tooDeep
     }
 
-    /// Parses a request body. Invalid UTF-8 is refused before the JSON parser sees it.
-    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSONValue {
+    /// Parses a request body. Invalid UTF-8, and nesting deeper than
+    /// `JSONNesting.maximumDepth`, are refused before the JSON parser sees the text.
+    /// `maximumDepth`: what the store reads back was checked when it came in, and a stored
+    /// document must never become unreadable, so the store passes `Int.max`.
+    public static func parse(_ bytes: [UInt8], maximumDepth: Int = JSONNesting.maximumDepth) throws(ParseError)
+        -> JSONValue
+    {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        guard JSONNesting.isWithin(maximumDepth, bytes) else { throw .tooDeep }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {

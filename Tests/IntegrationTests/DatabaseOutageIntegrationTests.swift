@@ -77,15 +77,15 @@ final class DatabaseOutageIntegrationTests: MockUpstreamsTestCase {
     }
 
     func testEveryDialectAnswers503InItsShapeWhileTheDatabaseIsAwayAndWorksWhenItIsBack() throws {
-        XCTAssertEqual(try report("ABC:1", token: 1).status, 200)
+        XCTAssertEqual(try report("ABC0000000000000:1", token: 1).status, 200)
         try database.stop()
 
-        let reporter = try report("ABC:2", token: 2)
+        let reporter = try report("ABC0000000000000:2", token: 2)
         assertUnavailable(reporter, "Token Reporter")
         XCTAssertEqual(reporter.header("Content-Type"), "text/plain; charset=utf-8")
         XCTAssertEqual(reporter.text, "the database is unavailable, try again later\n")
 
-        let removal = try pushgate.client.get("/removeAccount/?selector=ABC:1")
+        let removal = try pushgate.client.get("/removeAccount/?selector=ABC0000000000000:1")
         assertUnavailable(removal, "Account Removal Reporter")
 
         let pnm2 = try json(
@@ -136,14 +136,14 @@ final class DatabaseOutageIntegrationTests: MockUpstreamsTestCase {
 
         // Back: the first requests already work, on the same pushgate.
         try database.start()
-        XCTAssertEqual(try report("ABC:2", token: 2).status, 200)
+        XCTAssertEqual(try report("ABC0000000000000:2", token: 2).status, 200)
         XCTAssertEqual(try pushgate.client.get("/readyz").status, 200)
         XCTAssertEqual(try pushgate.client.get("/api/push", headers: alice).status, 200)
         let registered = try json(
             "POST", "/client_api/v1/clients", #"{"app_key": "\#(Self.beamsKey)", "platform_type": "apns", "token": "\#(Self.device)"}"#)
         XCTAssertEqual(registered.status, 201, registered.text)
         try pushgate.waitForServeLog(containing: "the database answers again")
-        XCTAssertEqual(try storedSelectors(), ["ABC:1", "ABC:2"])
+        XCTAssertEqual(try storedSelectors(), ["ABC0000000000000:1", "ABC0000000000000:2"])
     }
 
     /// Requests in a steady stream across a restart of the database: each answered with
@@ -234,7 +234,7 @@ final class RequestStream: @unchecked Sendable {
                 var number = thread * 1_000_000
                 while condition.withLock({ running }) {
                     number += 1
-                    let selector = "LOAD\(number):\(thread)"
+                    let selector = "LOAD000000000000\(number):\(thread)"
                     // A transport failure (the request hung up without an answer) counts as 0.
                     let status = (try? send(selector, number)) ?? 0
                     condition.withLock {

@@ -39,7 +39,7 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase {
         fcm.setOutcome(.unregistered, forToken: "metrics-dead-fcm")
         // A stored device for the dead APNs token, so that its prune is real.
         let reported = try pushgate.client.get(
-            "/token/?selector=metrics-sel&token_msgs=\(DeviceToken.fromHex(deadAPNs)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.apnsApp)"
+            "/token/?selector=metrics-selector-01&token_msgs=\(DeviceToken.fromHex(deadAPNs)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.apnsApp)"
         )
         XCTAssertEqual(reported.status, 200, reported.text)
 

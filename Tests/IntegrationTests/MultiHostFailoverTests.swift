@@ -133,9 +133,9 @@ final class MultiHostFailoverTests: XCTestCase {
         XCTAssertNotEqual(try admin(second, "SELECT count(*) FROM schema_migrations"), "0")
 
         try instance.start()
-        let before = try report("before-failover", seed: 1, through: instance)
+        let before = try report("before-failover-01", seed: 1, through: instance)
         XCTAssertEqual(before.status, 200, before.text)
-        XCTAssertEqual(try admin(second, "SELECT selector FROM acrobits_accounts"), "before-failover")
+        XCTAssertEqual(try admin(second, "SELECT selector FROM acrobits_accounts"), "before-failover-01")
 
         // The failover: the second goes away, the first becomes writable (with the schema a
         // standby would have had replicated: migrate now reaches the first, a fresh connection).
@@ -150,11 +150,11 @@ final class MultiHostFailoverTests: XCTestCase {
         // connection while the pool drops them; a new connection goes to the first.
         var answers: [Int] = []
         try waitUntil("a report written after the failover") {
-            let status = (try? self.report("after-failover", seed: 2, through: instance).status) ?? 0
+            let status = (try? self.report("after-failover-001", seed: 2, through: instance).status) ?? 0
             answers.append(status)
             return status == 200
         }
-        XCTAssertEqual(try admin(first, "SELECT selector FROM acrobits_accounts"), "after-failover", "answers: \(answers)")
+        XCTAssertEqual(try admin(first, "SELECT selector FROM acrobits_accounts"), "after-failover-001", "answers: \(answers)")
         XCTAssertEqual(try HTTPClient(port: instance.port).get("/readyz").status, 200)
 
         // With no writable server left, a command fails within its connect timeouts, naming why.

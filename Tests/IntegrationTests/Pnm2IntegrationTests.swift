@@ -72,12 +72,12 @@ final class Pnm2IntegrationTests: MockUpstreamsTestCase {
     func testTheDocumentsMultisendExamplesWithTheDeadTokenAndTheNullEntry() throws {
         // ValidToken2 is stored (reported base64, as the Token Reporter receives it) and dead upstream.
         let reported = try pushgate.client.get(
-            "/token/?selector=ValidSelector2&token_msgs=\(Base64.encode(Array("ValidToken2".utf8)))&appid_msgs=valid.appid")
+            "/token/?selector=ValidSelector2-000&token_msgs=\(Base64.encode(Array("ValidToken2".utf8)))&appid_msgs=valid.appid")
         XCTAssertEqual(reported.status, 200, reported.text)
         XCTAssertEqual(try pushgate.storedDevices().count, 1)
         fcm.setOutcome(.unregistered, forToken: "ValidToken2")
 
-        let body = #"[{"DeviceToken": "ValidToken1", "Selector": "ValidSelector1", "AppId": "valid.appid", "verb": "NotifyGenericTextMessage", "Message": "some message"}, {"DeviceToken": "ValidToken2", "Selector": "ValidSelector2", "AppId": "valid.appid", "verb": "NotifyGenericTextMessage", "Message": "some other message"}, null]"#
+        let body = #"[{"DeviceToken": "ValidToken1", "Selector": "ValidSelector1", "AppId": "valid.appid", "verb": "NotifyGenericTextMessage", "Message": "some message"}, {"DeviceToken": "ValidToken2", "Selector": "ValidSelector2-000", "AppId": "valid.appid", "verb": "NotifyGenericTextMessage", "Message": "some other message"}, null]"#
         let response = try postJSON("/pnm2/multisend", body)
         XCTAssertEqual(response.status, 200, response.text)
         XCTAssertEqual(

@@ -8,7 +8,7 @@ final class ResilienceTests: XCTestCase {
         let pushgate = try PushgateInstance()
         try pushgate.start()
         defer { pushgate.stop() }
-        let request = "GET /token/?selector=HANGUP:1&token_msgs=QUJDREVGR0g%3D&appid_msgs=com.example HTTP/1.1\r\nHost: x\r\n\r\n"
+        let request = "GET /token/?selector=HANGUP0000000000:1&token_msgs=QUJDREVGR0g%3D&appid_msgs=com.example HTTP/1.1\r\nHost: x\r\n\r\n"
         // nginx aborts each of these upstream, closing the FastCGI connection while pushgate
         // may still be writing its answer (this once ended the process with SIGPIPE).
         // 16 × 20 abandoned requests stay within the socket's listen backlog (1024) even when

@@ -50,9 +50,9 @@ final class TokenReporterFCMIntegrationTests: XCTestCase {
     }
 
     func testARawTokenAndABase64TokenAreBothStoredAsTheTokenText() throws {
-        XCTAssertEqual(try report(selector: "raw-account", token: Self.raw).status, 200)
+        XCTAssertEqual(try report(selector: "raw-account-0000000000", token: Self.raw).status, 200)
         let base64 = Base64.encode(Array(Self.other.utf8))
-        XCTAssertEqual(try report(selector: "b64-account", token: base64).status, 200)
+        XCTAssertEqual(try report(selector: "b64-account-0000000000", token: base64).status, 200)
 
         let devices = try pushgate.storedDevices()
         XCTAssertEqual(
@@ -60,43 +60,43 @@ final class TokenReporterFCMIntegrationTests: XCTestCase {
             ["\(Self.raw)|\(Self.raw)", "\(Self.other)|\(base64)"])
         XCTAssertTrue(devices.allSatisfy { $0["platform"] as? String == "fcm" }, "\(devices)")
 
-        try pushThroughPnm2(selector: "raw-account")
-        try pushThroughPnm2(selector: "b64-account")
+        try pushThroughPnm2(selector: "raw-account-0000000000")
+        try pushThroughPnm2(selector: "b64-account-0000000000")
         XCTAssertEqual(sentTokens(), [Self.raw, Self.other])
     }
 
     func testTheOtherStylesTakeARawTokenToo() throws {
         let json = try pushgate.client.post(
             "/token/", contentType: "application/json",
-            body: #"{"selector": "json-account", "token_msgs": "\#(Self.raw)", "appId_msgs": "\#(Self.app)"}"#)
+            body: #"{"selector": "json-account-0000000000", "token_msgs": "\#(Self.raw)", "appId_msgs": "\#(Self.app)"}"#)
         XCTAssertEqual(json.status, 200, json.text)
         let form = try pushgate.client.post(
             "/token/", contentType: "application/x-www-form-urlencoded",
-            body: "selector=form-account&pushToken=\(encoded(Self.other))&appid=\(Self.app)")
+            body: "selector=form-account-0000000000&pushToken=\(encoded(Self.other))&appid=\(Self.app)")
         XCTAssertEqual(form.status, 200, form.text)
-        let path = try pushgate.client.get("/pushToken/alice/path-account/\(Self.raw)&appid=\(Self.app)")
+        let path = try pushgate.client.get("/pushToken/alice/path-account-0000000000/\(Self.raw)&appid=\(Self.app)")
         XCTAssertEqual(path.status, 200, path.text)
         XCTAssertEqual(Set(try pushgate.storedDevices().compactMap { $0["token"] as? String }), [Self.raw, Self.other])
-        try pushThroughPnm2(selector: "path-account")
+        try pushThroughPnm2(selector: "path-account-0000000000")
         XCTAssertEqual(sentTokens(), [Self.raw])
     }
 
     func testTheSameTokenReportedBothWaysIsOneDevice() throws {
-        XCTAssertEqual(try report(selector: "account-1", token: Self.raw).status, 200)
-        XCTAssertEqual(try report(selector: "account-2", token: Base64.encode(Array(Self.raw.utf8))).status, 200)
+        XCTAssertEqual(try report(selector: "account-1-0000000000", token: Self.raw).status, 200)
+        XCTAssertEqual(try report(selector: "account-2-0000000000", token: Base64.encode(Array(Self.raw.utf8))).status, 200)
         // URL-safe base64 without padding, as some apps send it, is the same token again.
         let urlSafe = Base64.encode(Array(Self.raw.utf8)).replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        XCTAssertEqual(try report(selector: "account-3", token: urlSafe).status, 200)
+        XCTAssertEqual(try report(selector: "account-3-0000000000", token: urlSafe).status, 200)
         let devices = try pushgate.storedDevices()
         XCTAssertEqual(devices.count, 1, "\(devices)")
         XCTAssertEqual(devices.first?["token"] as? String, Self.raw)
         XCTAssertEqual((devices.first?["owners"] as? [[String: Any]])?.count, 3, "\(devices)")
         // The phone switching back to the raw form changes nothing either.
-        XCTAssertEqual(try report(selector: "account-2", token: Self.raw).status, 200)
+        XCTAssertEqual(try report(selector: "account-2-0000000000", token: Self.raw).status, 200)
         XCTAssertEqual(try pushgate.storedDevices().count, 1)
 
-        try pushThroughPnm2(selector: "account-2")
+        try pushThroughPnm2(selector: "account-2-0000000000")
         XCTAssertEqual(sentTokens(), [Self.raw])
     }
 
@@ -111,7 +111,7 @@ final class TokenReporterFCMIntegrationTests: XCTestCase {
             ("no*token", "com.example.unregistered", "token_msgs is not a base64-encoded push token nor an FCM registration token"),
         ]
         for (token, app, reason) in cases {
-            let response = try report(selector: "refused", token: token, app: app)
+            let response = try report(selector: "refused-0000000000", token: token, app: app)
             XCTAssertEqual(response.status, 400, token)
             XCTAssertTrue(response.text.hasPrefix(reason), "\(token): \(response.text)")
             XCTAssertTrue(response.text.hasSuffix("\n") && !response.text.dropLast().contains("\n"), response.text)
@@ -121,12 +121,12 @@ final class TokenReporterFCMIntegrationTests: XCTestCase {
 
     func testAnAppRegisteredLaterFindsItsRawTokensStored() throws {
         let later = "com.example.later.android"
-        XCTAssertEqual(try report(selector: "early", token: Self.raw, app: later).status, 200)
-        XCTAssertEqual(try report(selector: "early-b64", token: Base64.encode(Array(Self.other.utf8)), app: later).status, 200)
+        XCTAssertEqual(try report(selector: "early-0000000000", token: Self.raw, app: later).status, 200)
+        XCTAssertEqual(try report(selector: "early-b64-0000000000", token: Base64.encode(Array(Self.other.utf8)), app: later).status, 200)
         try pushgate.addMockFCMApp(id: later, fcm: fcm)
         let response = try pushgate.client.post(
             "/pnm2/send", contentType: "application/json",
-            body: #"{"verb": "NotifyTextMessage", "AppId": "\#(later)", "Selector": "early", "Message": "hi"}"#)
+            body: #"{"verb": "NotifyTextMessage", "AppId": "\#(later)", "Selector": "early-0000000000", "Message": "hi"}"#)
         XCTAssertTrue(response.text.hasPrefix(#"{"code": 200"#), response.text)
         XCTAssertEqual(sentTokens(), [Self.raw])
         XCTAssertEqual(Set(try pushgate.storedDevices().compactMap { $0["token"] as? String }), [Self.raw, Self.other])

@@ -68,10 +68,10 @@ final class TwoNodeIntegrationTests: XCTestCase {
         // Acrobits: reported on one node, sent through the other.
         let reporterToken = String(repeating: "a1", count: 32)
         let report = try post(
-            "/token/", "selector=PAIR:1&token_msgs=\(DeviceToken.fromHex(reporterToken)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.alertApp)",
+            "/token/", "selector=PAIR000000000000:1&token_msgs=\(DeviceToken.fromHex(reporterToken)!.base64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&appid_msgs=\(Self.alertApp)",
             contentType: "application/x-www-form-urlencoded")
         XCTAssertEqual(report.status, 200, report.text)
-        let sent = try post("/pnm2/send", #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.alertApp)", "Selector": "PAIR:1", "Message": "hi"}"#)
+        let sent = try post("/pnm2/send", #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.alertApp)", "Selector": "PAIR000000000000:1", "Message": "hi"}"#)
         XCTAssertEqual(sent.status, 200, sent.text)
         XCTAssertTrue(sent.text.contains(#""code": 200"#), sent.text)
         XCTAssertEqual(apns.requests.last?.path, "/3/device/\(reporterToken)")

@@ -123,7 +123,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         let health = try pushgate.client.get("/healthz")
         XCTAssertEqual(health.status, 200)
         let reported = try pushgate.client.get(
-            "/token/?selector=LaneSelector&token_msgs=\(Base64.encode(Array("ReportedToken".utf8)))&appid_msgs=\(Self.app)"
+            "/token/?selector=LaneSelector-0000&token_msgs=\(Base64.encode(Array("ReportedToken".utf8)))&appid_msgs=\(Self.app)"
         )
         XCTAssertEqual(reported.status, 200, reported.text)
         // pnm2 answers what never reaches the upstream where it was read: a wrong method.

@@ -147,11 +147,11 @@ final class DialectFailureTests: XCTestCase {
     func testTheTokenReporterAnswersAStoreThatIsAwayIn503Text() {
         let reporter = TokenReporter(apps: InMemoryTokenStore(), accounts: AwayStore())
         assertUnavailable(
-            reporter.handle(Request(method: "GET", target: "/token/?selector=ABC:1")),
+            reporter.handle(Request(method: "GET", target: "/token/?selector=ABC0000000000000:1")),
             body: "the database is unavailable, try again later\n")
         let removal = AccountRemovalReporter(accounts: AwayStore())
         assertUnavailable(
-            removal.handle(Request(method: "GET", target: "/removeAccount/?selector=ABC:1")),
+            removal.handle(Request(method: "GET", target: "/removeAccount/?selector=ABC0000000000000:1")),
             body: "the database is unavailable, try again later\n")
     }
 }

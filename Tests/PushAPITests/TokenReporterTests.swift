@@ -199,11 +199,11 @@ final class TokenReporterTests: XCTestCase {
             replacing: false)
         let raw = "eT3xQ9rTSd6:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx_k7Lw3Bq0oQ"
         let first = reporter.handle(
-            Request(method: "GET", target: "/token/?selector=s1&token_msgs=\(raw)&appid_msgs=com.example.android"))
+            Request(method: "GET", target: "/token/?selector=S100000000000000:1&token_msgs=\(raw)&appid_msgs=com.example.android"))
         XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
         let encoded = Base64.encode(Array(raw.utf8)).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let second = reporter.handle(
-            Request(method: "GET", target: "/token/?selector=s2&token_msgs=\(encoded)&appid_msgs=com.example.android"))
+            Request(method: "GET", target: "/token/?selector=S200000000000000:1&token_msgs=\(encoded)&appid_msgs=com.example.android"))
         XCTAssertEqual(second.status, 200, String(decoding: second.body, as: UTF8.self))
         let devices = try store.devices()
         XCTAssertEqual(devices.map(\.token), [DeviceToken(bytes: Array(raw.utf8))])
@@ -216,22 +216,22 @@ final class TokenReporterTests: XCTestCase {
             (Request(method: "GET", target: "/token/?username=x&token_msgs=\(Self.msgsToken)&appid_msgs=a.b"), 400, "selector is required"),
             (Request(method: "GET", target: "/token/?selector=&token_msgs=\(Self.msgsToken)&appid_msgs=a.b"), 400, "selector is required"),
             (Request(method: "GET", target: "/token/?selector=a%20b"), 400, "selector must be printable ASCII"),
-            (Request(method: "GET", target: "/token/?selector=s&token_msgs=%%%"), 400, "malformed percent-encoding"),
-            (Request(method: "GET", target: "/token/?selector=s&token_msgs=not*base64&appid_msgs=a.b"), 400, "token_msgs is not a base64-encoded push token"),
-            (Request(method: "GET", target: "/token/?selector=s&token_msgs=\(Self.msgsToken)"), 400, "token_msgs was given without appid_msgs"),
-            (Request(method: "GET", target: "/token/?selector=s&token_calls=\(Self.msgsToken)&appid_calls=bad%2Fid"), 400, "appid_calls is not an application id"),
-            (Request(method: "GET", target: "/token/?selector=s&token_calls=\(String(repeating: "A", count: 5000))&appid_calls=a.b"), 400, "token_calls is longer than 4096"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&token_msgs=%%%"), 400, "malformed percent-encoding"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&token_msgs=not*base64&appid_msgs=a.b"), 400, "token_msgs is not a base64-encoded push token"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&token_msgs=\(Self.msgsToken)"), 400, "token_msgs was given without appid_msgs"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&token_calls=\(Self.msgsToken)&appid_calls=bad%2Fid"), 400, "appid_calls is not an application id"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&token_calls=\(String(repeating: "A", count: 5000))&appid_calls=a.b"), 400, "token_calls is longer than 4096"),
             (Request(method: "GET", target: "/token/?selector=\(String(repeating: "A", count: 201))"), 400, "selector is longer than 200"),
-            (Request(method: "GET", target: "/token/?selector=s&username=%E2%28"), 400, "query string is not valid UTF-8"),
-            (Request(method: "GET", target: "/token/?selector=s&username=bell%07"), 400, "username must not contain control characters"),
-            (Request(method: "GET", target: "/token/?selector=s&username=del%7F"), 400, "username must not contain control characters"),
-            (Request(method: "GET", target: "/token/?selector=s&username=j%C3%BCrgen%0A"), 400, "username must not contain control characters"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&username=%E2%28"), 400, "query string is not valid UTF-8"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&username=bell%07"), 400, "username must not contain control characters"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&username=del%7F"), 400, "username must not contain control characters"),
+            (Request(method: "GET", target: "/token/?selector=S000000000000000:1&username=j%C3%BCrgen%0A"), 400, "username must not contain control characters"),
             (Request(method: "PUT", target: "/token/?selector=s"), 405, "method PUT not allowed"),
             (Request(method: "DELETE", target: "/token/"), 405, "method DELETE not allowed"),
             (Request(method: "POST", path: "/token/", headers: json, body: Array("{\"selector\":".utf8)), 400, "body is not valid JSON"),
             (Request(method: "POST", path: "/token/", headers: json, body: Array("[1]".utf8)), 400, "JSON body must be an object"),
             (Request(method: "POST", path: "/token/", headers: json, body: Array(#"{"selector":5}"#.utf8)), 400, "selector must be a string"),
-            (Request(method: "POST", path: "/token/", headers: json, body: Array(#"{"selector":"s","token_msgs":["x"]}"#.utf8)), 400, "token_msgs must be a string"),
+            (Request(method: "POST", path: "/token/", headers: json, body: Array(#"{"selector":"S000000000000000:1","token_msgs":["x"]}"#.utf8)), 400, "token_msgs must be a string"),
             (Request(method: "POST", path: "/token/", headers: json, body: [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x22, 0x22, 0x7D]), 400, "body is not valid UTF-8"),
             (Request(method: "POST", path: "/token/", headers: ["content-type": "text/plain"], body: Array("selector=s".utf8)), 400, "unsupported content type text/plain"),
             (Request(method: "POST", path: "/token/", headers: ["content-type": "application/x-www-form-urlencoded"], body: [0x73, 0x3D, 0xFF]), 400, "body is not valid UTF-8"),

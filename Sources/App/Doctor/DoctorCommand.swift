@@ -49,6 +49,7 @@ struct DoctorCommand: ParsableCommand {
         let (loaded, configurationFindings) = ConfigurationCheck(path: configPath, environment: environment).run()
         var findings = configurationFindings
         guard let configuration = loaded else { return findings }
+        findings.append(BridgeTopicsCheck(topics: configuration.bridgeTopics).run())
 
         let runtime: Runtime
         do {

@@ -156,6 +156,7 @@ struct StatusHTML {
         html += "<div class=\"tile\"><b id=\"outbox-oldest\">\(overdue)</b>oldest due waits</div>"
         let deadStyle = outbox.dead > 0 ? " bad" : ""
         html += "<div class=\"tile\(deadStyle)\" id=\"outbox-dead\"><b>\(outbox.dead)</b>dead letters</div></div>\n"
+        html += housekeepingLine()
         guard !report.deadLetters.isEmpty else { return html }
         html += """
             <p>Newest dead letters (<code>pushgate outbox dead</code>, <code>pushgate outbox retry</code>):</p>
@@ -172,6 +173,22 @@ struct StatusHTML {
                 """
         }
         return html + "</table></div>\n"
+    }
+
+    /// What housekeeping removed: its last run, and every run together.
+    private func housekeepingLine() -> String {
+        let housekeeping = report.housekeeping
+        guard let lastRunAt = housekeeping.lastRunAt else {
+            return "<p id=\"housekeeping\">Housekeeping has not run yet.</p>\n"
+        }
+        func counts(_ counts: HousekeepingCounts) -> String {
+            "\(counts.devices) expired devices, \(counts.unregisteredAppDevices) devices of unregistered apps, "
+                + "\(counts.deadLetters) old dead letters"
+        }
+        let when = StatusHTML.timestamp(Date(timeIntervalSince1970: Double(lastRunAt)))
+        return "<p id=\"housekeeping\">Housekeeping, last run \(when): removed "
+            + "<span id=\"housekeeping-last\">\(counts(housekeeping.lastRun))</span>; in all "
+            + "<span id=\"housekeeping-total\">\(counts(housekeeping.total))</span>.</p>\n"
     }
 
     private func prunesSection() -> String {

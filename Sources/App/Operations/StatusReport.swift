@@ -25,6 +25,8 @@ struct StatusReport: Sendable {
     let outbox: OutboxSummary
     let deadLetters: [OutboxDeadLetter]
     let recentPrunes: [DeliveryLogEntry]
+    /// What housekeeping removed (expired devices, unregistered apps' tokens, old dead letters).
+    let housekeeping: HousekeepingReport
 
     static let window: TimeInterval = 3600
 
@@ -58,6 +60,7 @@ struct StatusReport: Sendable {
                 .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) },
             outbox: try store.outboxSummary(now: nowMilliseconds),
             deadLetters: try store.deadLetters(limit: 10),
-            recentPrunes: Array(try store.deliveryLog(limit: 500).filter { $0.kind == .pruned }.prefix(10)))
+            recentPrunes: Array(try store.deliveryLog(limit: 500).filter { $0.kind == .pruned }.prefix(10)),
+            housekeeping: try store.housekeepingReport())
     }
 }

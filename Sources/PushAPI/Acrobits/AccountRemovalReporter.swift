@@ -13,9 +13,17 @@ public struct AccountRemovalReporter: DialectHandler {
         self.accounts = accounts
     }
 
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        ReporterError.bodyTooLarge(limit: min(limit, TokenReporter.bodyLimit)).response
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.method == "GET" || request.method == "POST" else {
             throw ReporterError.methodNotAllowed(request.method)
+        }
+        guard request.body.count <= TokenReporter.bodyLimit else {
+            throw ReporterError.bodyTooLarge(limit: TokenReporter.bodyLimit)
         }
         let pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.prefix)
         let account = try AccountFields(try ReporterParameters(request: request, pathValues: pathValues))

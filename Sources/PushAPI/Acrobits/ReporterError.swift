@@ -7,6 +7,8 @@ enum ReporterError: DialectError, Equatable {
     case unsupportedContentType(String)
     case invalidUTF8(String)
     case malformedJSON
+    case nestedTooDeep
+    case bodyTooLarge(limit: Int)
     case notAnObject
     case wrongType(field: String)
     case badPercentEncoding
@@ -28,6 +30,10 @@ enum ReporterError: DialectError, Equatable {
             return .text(400, "\(part) is not valid UTF-8")
         case .malformedJSON:
             return .text(400, "body is not valid JSON")
+        case .nestedTooDeep:
+            return .text(400, "JSON body is nested deeper than \(JSONNesting.maximumDepth) levels")
+        case .bodyTooLarge(let limit):
+            return .text(413, "body is larger than \(limit) bytes")
         case .notAnObject:
             return .text(400, "JSON body must be an object")
         case .wrongType(let field):

@@ -88,6 +88,8 @@ struct ReporterParameters {
             document = try JSONValue.parse(body)
         } catch .invalidUTF8 {
             throw .invalidUTF8("body")
+        } catch .tooDeep {
+            throw .nestedTooDeep
         } catch {
             throw .malformedJSON
         }

@@ -33,6 +33,19 @@ public struct TokenReporter: DialectHandler {
             appIDNames: ["appid_msgs", "appId_msgs", "pushappid_other", "pushappid", "appid"]),
     ]
 
+    /// A report is an account's few fields and two tokens, well under 1 KiB; a body past this
+    /// is not one, and is refused before it is read.
+    static let bodyLimit = 16 * 1024
+
+    /// Acrobits' selectors are 49 characters (a SHA-1 in hex, `:`, 8 hex digits). A short one
+    /// is guessable, and anyone could overwrite the tokens stored under it: refused.
+    static let minimumSelectorLength = 16
+
+    /// Over the server's body limit: the same refusal as over this dialect's own.
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        ReporterError.bodyTooLarge(limit: min(limit, Self.bodyLimit)).response
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
         let report = try parse(request)
         try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
@@ -57,6 +70,7 @@ public struct TokenReporter: DialectHandler {
         guard request.method == "GET" || request.method == "POST" else {
             throw ReporterError.methodNotAllowed(request.method)
         }
+        guard request.body.count <= Self.bodyLimit else { throw ReporterError.bodyTooLarge(limit: Self.bodyLimit) }
         let pathValues: FormParameters
         if request.path.hasPrefix(Self.pathStylePrefix) {
             pathValues = try ReporterPath.tokenStyle(request.path, prefix: Self.pathStylePrefix)
@@ -65,6 +79,11 @@ public struct TokenReporter: DialectHandler {
         }
         let parameters = try ReporterParameters(request: request, pathValues: pathValues)
         let account = try AccountFields(parameters)
+        // Counted in bytes: AccountFields lets through printable ASCII only.
+        guard account.selector.utf8.count >= Self.minimumSelectorLength else {
+            throw ReporterError.invalidValue(
+                field: "selector", reason: "is shorter than \(Self.minimumSelectorLength) characters")
+        }
         var tokens: [ChannelToken] = []
         for names in Self.channels {
             if let token = try channelToken(names, in: parameters) {

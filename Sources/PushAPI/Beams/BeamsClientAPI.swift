@@ -96,6 +96,10 @@ public struct BeamsClientAPI: DialectHandler {
         case .done: return .emptyOK
         case .unknownClient: throw BeamsError.notFound("Client not found.")
         case .wrongAppKey: throw BeamsError.unauthorized("app_key is not the key of this client's app.")
+        case .tooManyInterests:
+            throw BeamsError.unprocessable(
+                "This client has \(BeamsLimits.interestsPerClient) interests, the most a client may have: "
+                    + "unsubscribe from one first.")
         }
     }
 

@@ -15,6 +15,8 @@ struct BeamsJSONBody {
             value = try JSONValue.parse(request.body)
         } catch .invalidUTF8 {
             throw .unreadableBody("it is not valid UTF-8")
+        } catch .tooDeep {
+            throw .unreadableBody("it is nested deeper than \(JSONNesting.maximumDepth) levels")
         } catch {
             throw .unreadableBody(request.body.isEmpty ? "it is empty" : "it is not valid JSON")
         }
@@ -28,6 +30,11 @@ struct BeamsJSONBody {
         case nil, .null?: throw .invalidField("\(name) is required.")
         case .string(let value)?:
             guard !value.isEmpty else { throw .invalidField("\(name) must not be empty.") }
+            // Every string field of the client API is a key, a name or a token: none holds a
+            // control character, and PostgreSQL could not even look one with NUL up.
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .invalidField("\(name) must not contain control characters.")
+            }
             return value
         default: throw .invalidField("\(name) must be a string.")
         }

@@ -8,6 +8,7 @@ enum BridgeError: DialectError, Equatable {
     case bodyTooLarge(limit: Int)
     case invalidUTF8
     case malformedJSON
+    case nestedTooDeep
     case notAnObject(String)
     case unknownField(String)
     case missing(String)
@@ -25,6 +26,10 @@ enum BridgeError: DialectError, Equatable {
     case notConfigured(client: String, operator: String)
     case unauthorized(String)
     case forbidden(String)
+    /// The selector is outside `PUSHGATE_BRIDGE_TOPICS`.
+    case topicNotServed(String)
+    /// The destination has `limit` subscriptions already.
+    case tooManySubscriptions(limit: Int)
 
     var status: Int {
         switch self {
@@ -34,7 +39,8 @@ enum BridgeError: DialectError, Equatable {
         case .notFound: return 404
         case .notConfigured: return 503
         case .unauthorized: return 401
-        case .forbidden: return 403
+        case .forbidden, .topicNotServed: return 403
+        case .tooManySubscriptions: return 422
         default: return 400
         }
     }
@@ -46,6 +52,7 @@ enum BridgeError: DialectError, Equatable {
         case .bodyTooLarge(let limit): return "request body is larger than \(limit) bytes"
         case .invalidUTF8: return "body is not valid UTF-8"
         case .malformedJSON: return "body is not valid JSON"
+        case .nestedTooDeep: return "body is nested deeper than \(JSONNesting.maximumDepth) levels"
         case .notAnObject(let what): return "\(what) must be a JSON object"
         case .unknownField(let field): return "unknown field \(field)"
         case .missing(let field): return "\(field) is required"
@@ -59,6 +66,9 @@ enum BridgeError: DialectError, Equatable {
         case .notConfigured(let client, _): return client
         case .unauthorized(let reason): return reason
         case .forbidden(let reason): return reason
+        case .topicNotServed(let selector): return "topic selector \(selector) is outside the topics this bridge serves"
+        case .tooManySubscriptions(let limit):
+            return "the destination has \(limit) subscriptions, the most one may have: unsubscribe from one first"
         }
     }
 

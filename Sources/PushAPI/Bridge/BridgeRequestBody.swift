@@ -12,6 +12,7 @@ enum BridgeRequestBody {
             value = try JSONValue.parse(request.body)
         } catch {
             if error == .invalidUTF8 { throw BridgeError.invalidUTF8 }
+            if error == .tooDeep { throw BridgeError.nestedTooDeep }
             throw BridgeError.malformedJSON
         }
         guard let object = value.objectValue else { throw .notAnObject("the body") }

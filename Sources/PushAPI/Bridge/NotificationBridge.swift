@@ -12,11 +12,16 @@ public struct NotificationBridge: DialectHandler {
     private let apps: any AppCatalog
     private let subscriptions: any BridgeSubscriptionStore
     private let bridgeApps: BridgeApps
+    private let topics: BridgeTopics
 
-    public init(apps: any AppCatalog, subscriptions: any BridgeSubscriptionStore, bridgeApps: BridgeApps) {
+    public init(
+        apps: any AppCatalog, subscriptions: any BridgeSubscriptionStore, bridgeApps: BridgeApps,
+        topics: BridgeTopics = .unrestricted
+    ) {
         self.apps = apps
         self.subscriptions = subscriptions
         self.bridgeApps = bridgeApps
+        self.topics = topics
     }
 
     /// Over the server's body limit: the same refusal as over this dialect's own.
@@ -60,9 +65,15 @@ public struct NotificationBridge: DialectHandler {
         let appID = try app(for: destination.platform)
         switch message.operation {
         case .subscribe:
-            _ = try subscriptions.subscribe(
-                appID: appID, token: destination.token, reportedToken: message.destination,
-                selector: selector.canonical)
+            // Unsubscribing stays open for every topic: it only ever removes.
+            guard topics.admits(selector) else { throw BridgeError.topicNotServed(selector.canonical) }
+            do {
+                _ = try subscriptions.subscribe(
+                    appID: appID, token: destination.token, reportedToken: message.destination,
+                    selector: selector.canonical)
+            } catch let limit as TooManySubscriptions {
+                throw BridgeError.tooManySubscriptions(limit: limit.limit)
+            }
         case .unsubscribe:
             // Unsubscribing what was never subscribed leaves the wanted state: a success, so
             // that a client retrying after a lost response is not told it failed.

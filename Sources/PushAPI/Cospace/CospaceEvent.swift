@@ -46,7 +46,9 @@ public struct CospaceEvent: Sendable, Equatable {
         }
         guard let definition = Self.definitions[message] else { throw .invalid("unknown-message") }
         guard let owner = body["owner"] else { throw .invalidField(status: "missing-field", field: "owner") }
-        guard case .string(let ownerText) = owner, UUID(uuidString: ownerText) != nil else {
+        // The length too: Foundation parses the UUID as a C string, so a NUL ends it early
+        // and whatever follows (which no store could look up alike) would pass.
+        guard case .string(let ownerText) = owner, ownerText.utf8.count == 36, UUID(uuidString: ownerText) != nil else {
             throw .invalidField(status: "invalid-field", field: "owner")
         }
         let known = Set(definition.map(\.name) + ["owner", "message"])

@@ -60,6 +60,8 @@ enum Pnm2Body {
             return try JSONValue.parse(request.body)
         } catch .invalidUTF8 {
             throw Pnm2Reply.badObject("the body is not valid UTF-8")
+        } catch .tooDeep {
+            throw Pnm2Reply.badObject("the body is nested deeper than \(JSONNesting.maximumDepth) levels")
         } catch {
             throw Pnm2Reply.badObject("the body is not valid JSON")
         }

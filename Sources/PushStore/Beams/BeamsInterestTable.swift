@@ -2,9 +2,17 @@ import PushCore
 
 /// The SQL of `beams_interests`: which client subscribed which interest.
 enum BeamsInterestTable {
+    // Taking the client row's lock first makes a client's subscribes one at a time, so that two
+    // at once cannot both see room for one more (PostgreSQL); SQLite has one writer anyway.
+    private static let lockClientSQL = "UPDATE beams_clients SET updated_at = updated_at WHERE id = ?1"
+    // The count is a range of the primary key, at most the limit's rows. (The WHERE also
+    // settles SQLite's reading of `INSERT … SELECT … ON CONFLICT`.)
     private static let subscribeSQL = """
-        INSERT INTO beams_interests (client_id, interest) VALUES (?1, ?2) ON CONFLICT DO NOTHING
+        INSERT INTO beams_interests (client_id, interest)
+        SELECT ?1, ?2 WHERE (SELECT count(*) FROM beams_interests WHERE client_id = ?1) < ?3
+        ON CONFLICT DO NOTHING
         """
+    private static let isSubscribedSQL = "SELECT 1 FROM beams_interests WHERE client_id = ?1 AND interest = ?2"
     private static let unsubscribeSQL = "DELETE FROM beams_interests WHERE client_id = ?1 AND interest = ?2"
     // The interests come as one bound JSON array (json_each), so that one cached statement
     // serves any number of them. The outer loop is the interest index, the client a
@@ -29,11 +37,27 @@ enum BeamsInterestTable {
                 AND c.app_id IN (SELECT jsonb_array_elements_text(CAST(?1 AS jsonb)))
             """)
 
-    static func subscribe(clientID: String, interest: String, in database: some SQLConnection) throws {
+    /// Subscribes the client to `interest` unless it has `limit` interests already; true when
+    /// it is subscribed now (newly, or from before), false when the limit refused it.
+    static func subscribe(clientID: String, interest: String, limit: Int, in database: some SQLConnection) throws
+        -> Bool
+    {
+        try database.withStatement(lockClientSQL) {
+            try $0.bind(clientID, at: 1)
+            try $0.run()
+        }
         try database.withStatement(subscribeSQL) {
             try $0.bind(clientID, at: 1)
             try $0.bind(interest, at: 2)
+            try $0.bind(Int64(limit), at: 3)
             try $0.run()
+        }
+        if database.changes > 0 { return true }
+        // Nothing inserted: already subscribed (fine, idempotent), or at the limit.
+        return try database.withStatement(isSubscribedSQL) { row in
+            try row.bind(clientID, at: 1)
+            try row.bind(interest, at: 2)
+            return try row.step()
         }
     }
 

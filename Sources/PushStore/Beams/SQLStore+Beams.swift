@@ -43,7 +43,10 @@ extension SQLStore {
             guard let stored = try BeamsClientTable.client(id: clientID, in: database) else { return .unknownClient }
             guard stored.client.app.appKey == appKey else { return .wrongAppKey }
             if subscribed {
-                try BeamsInterestTable.subscribe(clientID: clientID, interest: interest, in: database)
+                guard
+                    try BeamsInterestTable.subscribe(
+                        clientID: clientID, interest: interest, limit: BeamsLimits.interestsPerClient, in: database)
+                else { return .tooManyInterests }
             } else {
                 try BeamsInterestTable.unsubscribe(clientID: clientID, interest: interest, in: database)
             }

@@ -3,10 +3,15 @@ import PushCore
 
 /// The SQL of `bridge_subscriptions`: which devices asked for which topic selectors.
 enum BridgeSubscriptionTable {
+    // The count is a range of the primary key, at most the limit's rows. Callers hold the
+    // device row's lock (DeviceTable.upsert writes it), so a device's subscribes count one
+    // at a time. (The WHERE also settles SQLite's reading of `INSERT … SELECT … ON CONFLICT`.)
     private static let insertSQL = """
-        INSERT INTO bridge_subscriptions (device_id, topic_selector, created_at) VALUES (?1, ?2, ?3)
+        INSERT INTO bridge_subscriptions (device_id, topic_selector, created_at)
+        SELECT ?1, ?2, ?3 WHERE (SELECT count(*) FROM bridge_subscriptions WHERE device_id = ?1) < ?4
         ON CONFLICT (device_id, topic_selector) DO NOTHING
         """
+    private static let existsSQL = "SELECT 1 FROM bridge_subscriptions WHERE device_id = ?1 AND topic_selector = ?2"
     private static let deleteSQL = """
         DELETE FROM bridge_subscriptions
         WHERE device_id = (SELECT id FROM devices WHERE app_id = ?1 AND token = ?2) AND topic_selector = ?3
@@ -31,15 +36,26 @@ enum BridgeSubscriptionTable {
             ORDER BY s.device_id
             """)
 
-    /// Links `deviceID` to `selector`; false when the link existed already.
-    static func insert(deviceID: Int64, selector: String, now: Int64, in database: some SQLConnection) throws -> Bool {
+    /// Links `deviceID` to `selector`; false when the link existed already. Throws
+    /// `TooManySubscriptions` for a new link past `limit`.
+    static func insert(deviceID: Int64, selector: String, limit: Int, now: Int64, in database: some SQLConnection)
+        throws -> Bool
+    {
         try database.withStatement(insertSQL) { statement in
             try statement.bind(deviceID, at: 1)
             try statement.bind(selector, at: 2)
             try statement.bind(now, at: 3)
+            try statement.bind(Int64(limit), at: 4)
             try statement.run()
         }
-        return database.changes > 0
+        if database.changes > 0 { return true }
+        let exists = try database.withStatement(existsSQL) { row in
+            try row.bind(deviceID, at: 1)
+            try row.bind(selector, at: 2)
+            return try row.step()
+        }
+        guard exists else { throw TooManySubscriptions(limit: limit) }
+        return false
     }
 
     /// Removes the link of (app, token) to `selector`; the device id when there was one.

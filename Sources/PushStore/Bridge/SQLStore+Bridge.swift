@@ -7,7 +7,9 @@ extension SQLStore {
         return try write { database in
             let deviceID = try DeviceTable.upsert(
                 appID: appID, token: token, reportedToken: reportedToken, now: now, in: database)
-            return try BridgeSubscriptionTable.insert(deviceID: deviceID, selector: selector, now: now, in: database)
+            return try BridgeSubscriptionTable.insert(
+                deviceID: deviceID, selector: selector, limit: BridgeLimits.subscriptionsPerDevice, now: now,
+                in: database)
         }
     }
 

@@ -68,5 +68,5 @@ public final class PostgreSQLStore: Sendable {
 
 extension PostgreSQLStore: SQLStore, TokenStore, BeamsStore, DevicePruning, DeviceDeliveryRecord,
     BridgeSubscriptionStore, CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive,
-    SenderKeyStore, OperationsStatusStore
+    SenderKeyStore, OperationsStatusStore, HousekeepingStore
 {}

@@ -22,5 +22,5 @@ protocol SQLStore: AnyObject, Sendable {
 
 extension SQLiteStore: SQLStore, BeamsStore, DevicePruning, DeviceDeliveryRecord, BridgeSubscriptionStore,
     CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive, SenderKeyStore,
-    OperationsStatusStore
+    OperationsStatusStore, HousekeepingStore
 {}

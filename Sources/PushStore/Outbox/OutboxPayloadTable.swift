@@ -80,7 +80,7 @@ enum OutboxPayloadTable {
             }
             var fcm: FCMMessage?
             if let text = row.string(8) {
-                guard let fields = (try? JSONValue.parse(Array(text.utf8)))?.objectValue else {
+                guard let fields = (try? JSONValue.parse(Array(text.utf8), maximumDepth: .max))?.objectValue else {
                     // The value may hold message text: name its size, not its content.
                     throw invalid("fcm_message", "\(text.utf8.count) bytes that are not a JSON object")
                 }

@@ -120,8 +120,9 @@ struct TransferTable: Sendable {
     ]
 
     /// Tables of the schema that are no data of the store's: the migration history, which
-    /// the target has of its own (an export names its schema version in its first line).
-    static let notExported: Set<String> = ["schema_migrations"]
+    /// the target has of its own (an export names its schema version in its first line), and
+    /// housekeeping's schedule and counts, whose one row the target's migration made.
+    static let notExported: Set<String> = ["schema_migrations", "housekeeping"]
 
     static let byType: [String: TransferTable] = Dictionary(uniqueKeysWithValues: all.map { ($0.type, $0) })
 
