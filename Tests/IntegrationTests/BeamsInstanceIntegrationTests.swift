@@ -6,7 +6,7 @@ import XCTest
 /// One Beams instance (app key) for a product's iOS and Android apps, through nginx and
 /// `pushgate serve`: clients of both platforms register under the one key, and one publish
 /// sends its `apns` half to the mock APNs and its `fcm` half to the mock FCM.
-final class BeamsInstanceIntegrationTests: BeamsTestCase {
+final class BeamsInstanceIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
     static let key = "product-instance-1"
     static let iosOnlyKey = "ios-only-instance"
     static let iosApp = "com.example.product.ios"

@@ -13,7 +13,7 @@ import Glibc
 /// a restart of pushgate; under a steady stream of requests nothing answered with success is
 /// lost. On a cluster of the test's own (never the shared server of `scripts/test`), in the
 /// PostgreSQL pass.
-final class DatabaseOutageIntegrationTests: MockUpstreamsTestCase {
+final class DatabaseOutageIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     var database: ThrowawayPostgreSQL!
     static let beamsKey = "outage-key"
     static let device = String(repeating: "ab", count: 32)

@@ -9,7 +9,7 @@ import Glibc
 
 /// The real `pushgate doctor` against a real deployment: serve and nginx running, apps
 /// registered; then the same deployment broken the two ways operators meet most.
-final class DoctorCommandTests: XCTestCase {
+final class DoctorCommandTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func setUpWithError() throws {

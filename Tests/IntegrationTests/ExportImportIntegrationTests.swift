@@ -8,7 +8,7 @@ import XCTest
 /// SQLite (with PUSHGATE_TEST_DATABASE_URL), each export equal to the one before it but for
 /// row ids, and the imported store serving: a queued push goes out, a pnm2 send by Selector
 /// finds the reported token, a cospace user logs in, a Beams publish reaches its interest.
-final class ExportImportIntegrationTests: XCTestCase {
+final class ExportImportIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     static let softphone = "com.example.softphone"
     static let android = "com.example.android"
     static let cospaceApp = "39JSDKGJ38.de.cospace.app"

@@ -1,7 +1,8 @@
+import PushTesting
 import XCTest
 
 /// `pushgate keys …` as an operator runs it.
-final class KeysCommandTests: XCTestCase {
+final class KeysCommandTests: XCTestCase, RunsOnPostgreSQL {
     func testAddPrintsTheKeyOnceListShowsNamesRevokeKeepsTheRecord() throws {
         let pushgate = try PushgateInstance()
         let empty = try pushgate.cli(["keys", "list"])

@@ -5,7 +5,7 @@ import XCTest
 /// Tokens, Beams client ids and passwords reported through the real nginx never reach
 /// `pushgate serve`'s log or nginx's access log whole: both logs are searched for them after
 /// reporting them every way the dialects allow.
-final class LogRedactionIntegrationTests: XCTestCase {
+final class LogRedactionIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     static let selector = "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14"
     static let base64Token = "Udl99X2JFP1bWwS5gR/wGeLE1hmAB2CMpr1Ej0wxkrY="
     static let fcmToken = "dQw4w9WgXcQ:APA91bG9aqWvmnxnYBZWG9hxvtkgzTXSopfiufzmc6tP3Kb"

@@ -10,7 +10,7 @@ import XCTest
 ///
 /// No assertion measures a duration: "answered while the logins are in flight" is checked as
 /// "answered before every login has returned", which a starved responder cannot fake.
-final class LoginThrottleIntegrationTests: XCTestCase {
+final class LoginThrottleIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func tearDown() {

@@ -6,7 +6,7 @@ import XCTest
 
 /// `GET /metrics` of a real pushgate pushing to the mocks: the counters count exactly the
 /// pushes the test caused, by provider, dialect and result; and only the operator may read it.
-final class MetricsIntegrationTests: MockUpstreamsTestCase {
+final class MetricsIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     static let apnsApp = "com.example.metrics"
     static let fcmApp = "com.example.metrics.android"
 

@@ -9,7 +9,7 @@ import XCTest
 /// shape or 2xx, and what was accepted comes back out of the store byte for byte (it reaches
 /// the mock APNs and FCM with its NUL). PostgreSQL's text cannot hold NUL, and its jsonb not
 /// even the escape, so on it such requests used to answer 500.
-final class NULInputIntegrationTests: BeamsTestCase {
+final class NULInputIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
     /// A cospace application id: team id, then bundle id.
     static let apnsApp = "N7LT3AM123.com.example.nul"
     static let fcmApp = "com.example.nul.android"

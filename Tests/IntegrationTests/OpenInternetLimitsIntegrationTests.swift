@@ -5,7 +5,7 @@ import XCTest
 
 /// What an unauthenticated caller may store, and the bodies every endpoint refuses, through the
 /// real nginx and `pushgate serve`: each refusal in its dialect's shape, the store unchanged.
-final class OpenInternetLimitsIntegrationTests: BeamsTestCase {
+final class OpenInternetLimitsIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
     static let apnsApp = "com.example.limits"
     static let fcmApp = "com.example.limits.android"
     static let appKey = "limits-app-key-1"

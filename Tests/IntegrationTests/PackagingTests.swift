@@ -1,4 +1,5 @@
 import Foundation
+import PushTesting
 import XCTest
 
 /// `scripts/install` into a scratch root (DESTDIR), the staged binary migrating with the
@@ -17,24 +18,7 @@ final class PackagingTests: XCTestCase {
     private func run(
         _ path: String, _ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil
     ) throws -> PushgateInstance.Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        process.currentDirectoryURL = directory ?? root.deletingLastPathComponent()
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return PushgateInstance.Output(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try runCommand(path, arguments, environment: extra, in: directory ?? root.deletingLastPathComponent())
     }
 
     private func install(port: String = "8099") throws -> PushgateInstance.Output {
@@ -109,51 +93,7 @@ final class PackagingTests: XCTestCase {
         XCTAssertTrue(doctor.stdout.contains("FAIL socket: "), doctor.stdout)
     }
 
-    private var sqlCount: Int { sqlFiles.count }
-
-    /// The repository's SQLite migrations, by name.
-    private var sqlFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)) ?? [])
-            .filter { $0.hasSuffix(".sql") }.sorted()
-    }
-
-    /// A copy of the built binary alone in an empty folder, no `sql/` beside it, above it or
-    /// in the working directory, migrates a new SQLite database and, with
-    /// PUSHGATE_TEST_DATABASE_URL set, a new PostgreSQL schema: the migrations are built in.
-    func testACopiedBinaryMigratesWithNoSQLFolderAnywhere() throws {
-        let folder = root.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let binary = folder.appendingPathComponent("pushgate")
-        try FileManager.default.copyItem(at: PushgateInstance.executable, to: binary)
-        var directory = folder
-        while directory.path != "/" {
-            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sql").path), directory.path)
-            directory.deleteLastPathComponent()
-        }
-        let expected = sqlFiles.map { "applied \($0)" }
-
-        let database = folder.appendingPathComponent("pushgate.sqlite").path
-        let sqlite = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
-        XCTAssertEqual(sqlite.status, 0, sqlite.stderr)
-        XCTAssertEqual(sqlite.stdout.split(separator: "\n").map(String.init), expected)
-        let again = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
-        XCTAssertTrue(again.stdout.hasPrefix("schema is up to date"), again.stdout + again.stderr)
-
-        guard let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"], !url.isEmpty else {
-            throw XCTSkip("the PostgreSQL half needs PUSHGATE_TEST_DATABASE_URL (scripts/test sets it)")
-        }
-        let schema = "copied_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let create = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", "CREATE SCHEMA \(schema)"])
-        XCTAssertEqual(create.status, 0, create.stderr)
-        defer { _ = try? run("/usr/bin/psql", ["-X", "-q", url, "-c", "DROP SCHEMA IF EXISTS \(schema) CASCADE"]) }
-        let schemaURL = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
-        let postgresql = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DATABASE_URL": schemaURL], in: folder)
-        XCTAssertEqual(postgresql.status, 0, postgresql.stderr)
-        XCTAssertEqual(postgresql.stdout.split(separator: "\n").map(String.init), expected)
-        let tables = try run(
-            "/usr/bin/psql", ["-X", "-A", "-t", url, "-c", "SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)'"])
-        XCTAssertGreaterThan(Int(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 10, tables.stdout + tables.stderr)
-    }
+    private var sqlCount: Int { repositorySQLFiles.count }
 
     /// The installed site include is valid nginx: `nginx -t` with it in an `http { }` block.
     func testTheSiteIncludePassesNginxsOwnCheck() throws {
@@ -219,4 +159,91 @@ final class PackagingTests: XCTestCase {
         let typo = try run("/usr/bin/systemd-analyze", ["verify", path])
         XCTAssertTrue(typo.stderr.contains("Unknown key 'ProtectSystm'"), typo.stderr)
     }
+}
+
+/// The built binary copied alone, on both engines: the migrations are built in.
+final class CopiedBinaryTests: XCTestCase, RunsOnPostgreSQL {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-copy-\(UUID().uuidString.prefix(8))")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func run(
+        _ path: String, _ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil
+    ) throws -> PushgateInstance.Output {
+        try runCommand(path, arguments, environment: extra, in: directory ?? root.deletingLastPathComponent())
+    }
+
+    /// A copy of the built binary alone in an empty folder, no `sql/` beside it, above it or
+    /// in the working directory, migrates a new SQLite database and, with
+    /// PUSHGATE_TEST_DATABASE_URL set, a new PostgreSQL schema: the migrations are built in.
+    func testACopiedBinaryMigratesWithNoSQLFolderAnywhere() throws {
+        let folder = root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = folder.appendingPathComponent("pushgate")
+        try FileManager.default.copyItem(at: PushgateInstance.executable, to: binary)
+        var directory = folder
+        while directory.path != "/" {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("sql").path), directory.path)
+            directory.deleteLastPathComponent()
+        }
+        let expected = repositorySQLFiles.map { "applied \($0)" }
+
+        let database = folder.appendingPathComponent("pushgate.sqlite").path
+        let sqlite = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
+        XCTAssertEqual(sqlite.status, 0, sqlite.stderr)
+        XCTAssertEqual(sqlite.stdout.split(separator: "\n").map(String.init), expected)
+        let again = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DB": database], in: folder)
+        XCTAssertTrue(again.stdout.hasPrefix("schema is up to date"), again.stdout + again.stderr)
+
+        guard let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw XCTSkip("the PostgreSQL half needs PUSHGATE_TEST_DATABASE_URL (scripts/test sets it)")
+        }
+        let schema = "copied_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let create = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", "CREATE SCHEMA \(schema)"])
+        XCTAssertEqual(create.status, 0, create.stderr)
+        defer { _ = try? run("/usr/bin/psql", ["-X", "-q", url, "-c", "DROP SCHEMA IF EXISTS \(schema) CASCADE"]) }
+        let schemaURL = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+        let postgresql = try run(binary.path, ["migrate"], environment: ["PUSHGATE_DATABASE_URL": schemaURL], in: folder)
+        XCTAssertEqual(postgresql.status, 0, postgresql.stderr)
+        XCTAssertEqual(postgresql.stdout.split(separator: "\n").map(String.init), expected)
+        let tables = try run(
+            "/usr/bin/psql", ["-X", "-A", "-t", url, "-c", "SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)'"])
+        XCTAssertGreaterThan(Int(tables.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 10, tables.stdout + tables.stderr)
+    }
+}
+
+/// The repository's SQLite migrations, by name.
+private var repositorySQLFiles: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)) ?? [])
+        .filter { $0.hasSuffix(".sql") }.sorted()
+}
+
+/// Runs a command with the test's environment less pushgate's settings, plus `extra`.
+private func runCommand(
+    _ path: String, _ arguments: [String], environment extra: [String: String], in directory: URL
+) throws -> PushgateInstance.Output {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
+    for (key, value) in extra { environment[key] = value }
+    process.environment = environment
+    process.currentDirectoryURL = directory
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return PushgateInstance.Output(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }

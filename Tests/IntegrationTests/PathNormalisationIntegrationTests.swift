@@ -8,7 +8,7 @@ import XCTest
 /// nothing is stored or deleted. Before, `/token/..` stored an account named `..` through
 /// nginx's `location /`, which has no rate limit, and `/removeAccount/..` deleted one.
 /// Runs on SQLite, and on PostgreSQL when PUSHGATE_TEST_DATABASE_URL is set.
-final class PathNormalisationIntegrationTests: XCTestCase {
+final class PathNormalisationIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     static let selector = "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14"
     static let token = "Udl99X2JFP1bWwS5gR%2FwGeLE1hmAB2CMpr1Ej0wxkrY%3D"
     static let app = "com.cloudsoftphone.app"

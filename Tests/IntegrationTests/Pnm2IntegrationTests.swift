@@ -7,7 +7,7 @@ import XCTest
 /// The Acrobits HTTP push gateway (pnm2) through the real nginx and `pushgate serve`, pushing
 /// to the repository's mock APNs and FCM: the document's curl examples with its response
 /// bodies, each verb's payload as the upstream receives it, pruning, auth and bad input.
-final class Pnm2IntegrationTests: MockUpstreamsTestCase {
+final class Pnm2IntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     static let alertApp = "com.example.softphone"
     static let voipApp = "com.example.softphone.pushkit"
     static let msgsHex = "51d97df57d8914fd5b5b04b9811ff019e2c4d6198007608ca6bd448f4c3192b6"

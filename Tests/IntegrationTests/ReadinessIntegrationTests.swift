@@ -5,7 +5,7 @@ import XCTest
 /// `/readyz` through nginx: ready while the database answers with pushgate's schema, 503
 /// while it does not (the reason, which may hold the database's error text, only in the log), ready again once it does, without a restart. `/healthz`
 /// (liveness) stays 200 throughout.
-final class ReadinessIntegrationTests: XCTestCase {
+final class ReadinessIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func setUpWithError() throws {

@@ -7,7 +7,7 @@ import XCTest
 /// Request-scoped logs through the real nginx and `pushgate serve`: every line a request
 /// causes carries nginx's `$request_id`, which nginx also returns to the caller in
 /// `X-Request-Id`, and no line carries a whole token.
-final class RequestLogIntegrationTests: MockUpstreamsTestCase {
+final class RequestLogIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     static let app = "com.example.softphone"
     static let selector = "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14"
     static let deadHex = "51d97df57d8914fd5b5b04b9811ff019e2c4d6198007608ca6bd448f4c3192b6"

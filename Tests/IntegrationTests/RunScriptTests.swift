@@ -48,71 +48,6 @@ final class RunScriptTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), run.log)
     }
 
-    /// `PUSHGATE_RESPONDERS=2` on PostgreSQL: two serve processes, each on its own socket, both
-    /// in nginx's upstream; every report through nginx is stored, and Ctrl-C stops them all.
-    func testTwoRespondersBehindOneNginxOnPostgreSQL() throws {
-        let base = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
-        try XCTSkipIf(base.isEmpty, "needs PUSHGATE_TEST_DATABASE_URL (scripts/test's PostgreSQL pass)")
-        let schema = "run_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let psql = { (command: String) throws -> Void in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-            process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", base, "-c", command]
-            try process.run()
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 0, command)
-        }
-        try psql("CREATE SCHEMA \(schema)")
-        defer { try? psql("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
-        let url = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
-
-        let state = try RunScript.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: state) }
-        let run = try RunScript(state: state, environment: ["PUSHGATE_RESPONDERS": "2", "PUSHGATE_DATABASE_URL": url])
-        defer { run.stopIfRunning() }
-        try run.waitUntilServing()
-        XCTAssertTrue(run.log.contains("with 2 responder(s)"), run.log)
-
-        let second = state.appendingPathComponent("run/pushgate-2.sock").path
-        XCTAssertTrue(FileManager.default.fileExists(atPath: run.socket), run.log)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: second), run.log)
-        let conf = try String(contentsOf: state.appendingPathComponent("run/nginx/pushgate.conf"), encoding: .utf8)
-        XCTAssertTrue(conf.contains("server unix:\(run.socket);"), conf)
-        XCTAssertTrue(conf.contains("server unix:\(second);"), conf)
-        let pids = try String(contentsOfFile: run.servePidFile, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(pids.count, 2)
-
-        for n in 0..<20 {
-            let report = try run.client.post(
-                "/token/", contentType: "application/x-www-form-urlencoded",
-                body: "selector=AB12000000000000:\(1000 + n)&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app")
-            XCTAssertEqual(report.status, 200, report.text)
-        }
-        // Each node is scraped on its own path, and says which node it is.
-        var nodes: Set<String> = []
-        for number in 1...2 {
-            let page = try run.client.get("/metrics/node/\(number)")
-            XCTAssertEqual(page.status, 200, page.text)
-            let line = try XCTUnwrap(page.text.split(separator: "\n").first { $0.hasPrefix("pushgate_node_info{") }, page.text)
-            nodes.insert(String(line))
-            // The same node every time: nginx sends the path to that node alone.
-            for _ in 0..<3 {
-                XCTAssertTrue(try run.client.get("/metrics/node/\(number)").text.contains(line))
-            }
-        }
-        XCTAssertEqual(nodes.count, 2, "\(nodes)")
-        XCTAssertEqual(try run.client.get("/metrics/node/3").status, 404)
-        // doctor, run in the checkout while scripts/run serves, checks scripts/run's nginx and
-        // finds nothing wrong with it.
-        let doctor = try run.cli(["doctor"])
-        XCTAssertTrue(doctor.stdout.contains("ok   nginx: checking \(state.path)/run/nginx/pushgate.conf (scripts/run's, beside the socket)"), doctor.stdout)
-        XCTAssertFalse(doctor.stdout.contains("FAIL nginx") || doctor.stdout.contains("FAIL socket"), doctor.stdout)
-
-        XCTAssertEqual(try run.stop(), 0, run.log)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), "each serve removed its socket")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: second), "each serve removed its socket")
-    }
-
     func testATakenPortMakesItExitNonZeroWithNginxsReason() throws {
         let taken = try ListeningSocket()
         let state = try RunScript.temporaryDirectory()
@@ -215,5 +150,74 @@ final class RunScriptTests: XCTestCase {
         })
         let missing = Set(acknowledged.withLock { $0 }).subtracting(stored)
         XCTAssertEqual(missing, [], "acknowledged with 200 but not stored")
+    }
+}
+
+/// `scripts/run` with several responders, which needs PostgreSQL: run in scripts/test's
+/// PostgreSQL pass.
+final class SeveralRespondersRunScriptTests: XCTestCase, RunsOnPostgreSQL {
+    /// `PUSHGATE_RESPONDERS=2` on PostgreSQL: two serve processes, each on its own socket, both
+    /// in nginx's upstream; every report through nginx is stored, and Ctrl-C stops them all.
+    func testTwoRespondersBehindOneNginxOnPostgreSQL() throws {
+        let base = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
+        try XCTSkipIf(base.isEmpty, "needs PUSHGATE_TEST_DATABASE_URL (scripts/test's PostgreSQL pass)")
+        let schema = "run_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let psql = { (command: String) throws -> Void in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+            process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", base, "-c", command]
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, command)
+        }
+        try psql("CREATE SCHEMA \(schema)")
+        defer { try? psql("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        let url = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+
+        let state = try RunScript.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: state) }
+        let run = try RunScript(state: state, environment: ["PUSHGATE_RESPONDERS": "2", "PUSHGATE_DATABASE_URL": url])
+        defer { run.stopIfRunning() }
+        try run.waitUntilServing()
+        XCTAssertTrue(run.log.contains("with 2 responder(s)"), run.log)
+
+        let second = state.appendingPathComponent("run/pushgate-2.sock").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: run.socket), run.log)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: second), run.log)
+        let conf = try String(contentsOf: state.appendingPathComponent("run/nginx/pushgate.conf"), encoding: .utf8)
+        XCTAssertTrue(conf.contains("server unix:\(run.socket);"), conf)
+        XCTAssertTrue(conf.contains("server unix:\(second);"), conf)
+        let pids = try String(contentsOfFile: run.servePidFile, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(pids.count, 2)
+
+        for n in 0..<20 {
+            let report = try run.client.post(
+                "/token/", contentType: "application/x-www-form-urlencoded",
+                body: "selector=AB12000000000000:\(1000 + n)&token_msgs=oaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaGhoaE%3D&appid_msgs=com.example.app")
+            XCTAssertEqual(report.status, 200, report.text)
+        }
+        // Each node is scraped on its own path, and says which node it is.
+        var nodes: Set<String> = []
+        for number in 1...2 {
+            let page = try run.client.get("/metrics/node/\(number)")
+            XCTAssertEqual(page.status, 200, page.text)
+            let line = try XCTUnwrap(page.text.split(separator: "\n").first { $0.hasPrefix("pushgate_node_info{") }, page.text)
+            nodes.insert(String(line))
+            // The same node every time: nginx sends the path to that node alone.
+            for _ in 0..<3 {
+                XCTAssertTrue(try run.client.get("/metrics/node/\(number)").text.contains(line))
+            }
+        }
+        XCTAssertEqual(nodes.count, 2, "\(nodes)")
+        XCTAssertEqual(try run.client.get("/metrics/node/3").status, 404)
+        // doctor, run in the checkout while scripts/run serves, checks scripts/run's nginx and
+        // finds nothing wrong with it.
+        let doctor = try run.cli(["doctor"])
+        XCTAssertTrue(doctor.stdout.contains("ok   nginx: checking \(state.path)/run/nginx/pushgate.conf (scripts/run's, beside the socket)"), doctor.stdout)
+        XCTAssertFalse(doctor.stdout.contains("FAIL nginx") || doctor.stdout.contains("FAIL socket"), doctor.stdout)
+
+        XCTAssertEqual(try run.stop(), 0, run.log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.socket), "each serve removed its socket")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: second), "each serve removed its socket")
     }
 }

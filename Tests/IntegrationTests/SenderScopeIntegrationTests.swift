@@ -10,7 +10,7 @@ import XCTest
 /// reaches A's only and says how many it left out. The operator pages refuse a sender key,
 /// and once an operator key exists, a loopback caller without it. `/readyz` keeps the
 /// database's error text to the log. Runs on SQLite and on PostgreSQL.
-final class SenderScopeIntegrationTests: MockUpstreamsTestCase {
+final class SenderScopeIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     /// Tenant A: an APNs app, also its Beams instance and the bridge's APNs app.
     static let appA = "39JSDKGJ38.de.tenant-a"
     /// Tenant B: an FCM app, also its Beams instance, cospace's and the bridge's FCM app.

@@ -8,7 +8,7 @@ import XCTest
 /// counts, outcomes and outbox that the test caused through the bridge's fan-out to the mocks
 /// appear as the store holds them, and text from outside (an upstream's reason) stays text.
 /// With PUSHGATE_STATUS_SCREENSHOT=FILE.png it also saves a screenshot (docs/status.png, shown in docs/operations.md).
-final class StatusPageIntegrationTests: MockUpstreamsTestCase {
+final class StatusPageIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     static let apnsApp = "com.example.status"
     static let fcmApp = "com.example.status.android"
     static let chromium = "/usr/bin/chromium"

@@ -3,7 +3,7 @@ import PushTesting
 import XCTest
 
 /// The Push Token Reporter through the real nginx and `pushgate serve`, checked through the CLI.
-final class TokenReporterIntegrationTests: XCTestCase {
+final class TokenReporterIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     static let selector = "12869E0E6E553673C54F29105A0647204C416A2A:7C3A0D14"
     static let callsHex = "51d97df57d8914fd5b5b04b9811ff019e2c4d6198007608ca6bd448f4c3192b6"
     static let msgsText = "APA91bG9aqWvmnxnYBZWG9hxvtkgzTXSopfiufzmc6tP3Kb"

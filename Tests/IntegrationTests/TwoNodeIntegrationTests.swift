@@ -8,7 +8,7 @@ import XCTest
 /// every dialect works whichever node a request lands on, both drain one outbox without
 /// sending a push twice, a node killed in the middle of a fan-out loses nothing, and a key
 /// revoked or a password changed takes effect on both at once.
-final class TwoNodeIntegrationTests: XCTestCase {
+final class TwoNodeIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     static let alertApp = "com.example.pair"
     static let fcmApp = "com.example.pair.android"
     static let appKey = "pair-app-key"

@@ -9,7 +9,7 @@ import XCTest
 /// down fail with `StoreUnavailable` (the engine-neutral error handlers answer with 503), the
 /// pool drops the connections the restart broke, and the first call after the restart works,
 /// without a new store. On a cluster of the test's own, in `scripts/test`'s PostgreSQL pass.
-final class PostgreSQLRestartTests: XCTestCase {
+final class PostgreSQLRestartTests: XCTestCase, RunsOnPostgreSQL {
     final class Changes: @unchecked Sendable {
         private let lock = NSLock()
         private var recorded: [StoreAvailabilityChange] = []

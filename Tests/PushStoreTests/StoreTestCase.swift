@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import XCTest
@@ -17,7 +18,7 @@ typealias StoreUnderTest = TokenStore & BeamsStore & DevicePruning & DeviceDeliv
 /// dropped afterwards; `scripts/test` starts a throwaway server and runs the suite again).
 /// Tests of SQLite's own machinery (its connection, WAL, group-commit writer, migration
 /// files) call `try requireSQLite()` and are skipped on PostgreSQL.
-class StoreTestCase: XCTestCase {
+class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
     /// The repository's `sql/`, found from this file: Tests/PushStoreTests/ → ../../sql.
     static let sqlDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import MockUpstream
 import PushCore
@@ -8,7 +9,7 @@ import XCTest
 /// Several nodes draining one outbox on PostgreSQL, in one process: each "node" has its own
 /// store (its own connections), its own worker under its own node id, and the real delivery
 /// engine towards the mock APNs. Skipped without `PUSHGATE_TEST_DATABASE_URL`.
-final class OutboxNodesTests: XCTestCase {
+final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
     private static let app = "com.example.voip"
     private var database: SharedDatabase!
     private var apns: MockAPNs!

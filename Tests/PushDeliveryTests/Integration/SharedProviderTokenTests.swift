@@ -1,3 +1,4 @@
+import PushTesting
 import Foundation
 import PushCore
 import PushCrypto
@@ -9,7 +10,7 @@ import XCTest
 /// Nodes sharing one database use one APNs provider token per key: when it is due, one node
 /// renews it and the others adopt that token, however many renew at the same moment. On the
 /// PostgreSQL that `PUSHGATE_TEST_DATABASE_URL` names, else on one SQLite file.
-final class SharedProviderTokenTests: XCTestCase {
+final class SharedProviderTokenTests: XCTestCase, RunsOnPostgreSQL {
     private var database: SharedDatabase!
     private let clock = ManualClock()
     private let key = try! ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", pem: TestKeys.apnsKey)
