@@ -3,10 +3,9 @@ import Logging
 import PushCore
 import PushStore
 
-/// Every store protocol: what a command gets from `Runtime.openStore`, on either engine.
-typealias Store = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
-    & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore & MigrationHistory
-    & OperationsStatusStore & HousekeepingStore
+/// What a command gets from `Runtime.openStore`, on either engine: every store protocol, and
+/// the migration history readiness reads.
+typealias Store = PushgateStore & MigrationHistory
 
 /// What a command needs to start: the effective configuration, a logger, and the store.
 struct Runtime {

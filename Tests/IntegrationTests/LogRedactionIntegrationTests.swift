@@ -36,10 +36,10 @@ final class LogRedactionIntegrationTests: XCTestCase, RunsOnPostgreSQL {
             "/pushToken/alice/\(Self.selector)/\(Self.base64Token)&appid=com.example.app&password=\(Self.password)")
         XCTAssertEqual(pathStyle.status, 200, pathStyle.text)
         let pathStyleEncoded = try pushgate.client.get(
-            "/pushToken/bob/SelectorTwo/\(encodedToken)&appid=com.example.app")
+            "/pushToken/bob/SelectorTwo12345/\(encodedToken)&appid=com.example.app")
         XCTAssertEqual(pathStyleEncoded.status, 200, pathStyleEncoded.text)
         let queryStyle = try pushgate.client.get(
-            "/token/carol/?selector=SelectorThree&token_msgs=\(Self.fcmToken)&appid_msgs=com.example.fcm&password=\(Self.password)"
+            "/token/carol/?selector=SelectorThree123&token_msgs=\(Self.fcmToken)&appid_msgs=com.example.fcm&password=\(Self.password)"
         )
         XCTAssertEqual(queryStyle.status, 200, queryStyle.text)
         let beams = try pushgate.client.request(
@@ -63,7 +63,7 @@ final class LogRedactionIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         // What is left tells the lines apart: the first 8 characters and the route. nginx
         // writes `...` (it would escape the bytes of `…`).
         XCTAssertTrue(pushgate.serveLog.contains("GET /pushToken/alice/12869E0E… 200"), pushgate.serveLog)
-        XCTAssertTrue(pushgate.serveLog.contains("GET /pushToken/bob/SelectorTwo/Udl99X2J… 200"), pushgate.serveLog)
+        XCTAssertTrue(pushgate.serveLog.contains("GET /pushToken/bob/SelectorTwo12345/Udl99X2J… 200"), pushgate.serveLog)
         XCTAssertTrue(accessLog.contains("GET /pushToken/alice/12869E0E... HTTP/1.1"), accessLog)
         XCTAssertTrue(accessLog.contains("PUT /client_api/v1/clients/6f1c0d2e... HTTP/1.1"), accessLog)
         XCTAssertTrue(accessLog.contains("GET /token/carol/ HTTP/1.1"), accessLog)

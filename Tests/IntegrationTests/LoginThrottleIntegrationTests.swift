@@ -132,7 +132,7 @@ final class LoginThrottleIntegrationTests: XCTestCase, RunsOnPostgreSQL {
 
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200)
         let reported = try pushgate.client.get(
-            "/token/?selector=LoginFlood&token_msgs=\(Base64.encode(Array("FloodToken".utf8)))&appid_msgs=com.example.app"
+            "/token/?selector=LoginFloodSelector&token_msgs=\(Base64.encode(Array("FloodToken".utf8)))&appid_msgs=com.example.app"
         )
         XCTAssertEqual(reported.status, 200, reported.text)
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200)

@@ -63,12 +63,12 @@ final class PathNormalisationIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         // The base64 of 32 bytes, 01 02 03 ff ff ff 07…: `////` in the middle.
         let base64 = "AQID////BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="
         for (selector, written) in [
-            ("SelectorOne", base64), ("SelectorTwo", "AQID//%2F/BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="),
+            ("SelectorOne12345", base64), ("SelectorTwo12345", "AQID//%2F/BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc="),
         ] {
             let response = try pushgate.client.get("/pushToken/alice/\(selector)/\(written)&appid=\(Self.app)")
             XCTAssertEqual(response.status, 200, response.text)
         }
-        XCTAssertEqual(Set(try accounts()), ["alice|SelectorOne", "alice|SelectorTwo"])
+        XCTAssertEqual(Set(try accounts()), ["alice|SelectorOne12345", "alice|SelectorTwo12345"])
         let reported = Set(try pushgate.storedDevices().compactMap { $0["reported_token"] as? String })
         XCTAssertEqual(reported, [base64], "both arrived whole")
     }

@@ -6,9 +6,7 @@ import XCTest
 @testable import PushStore
 
 /// Every store protocol, as the tests drive a store of either engine.
-typealias StoreUnderTest = TokenStore & BeamsStore & DevicePruning & DeviceDeliveryRecord & BridgeSubscriptionStore
-    & CospaceUserStore & AcrobitsPushDirectory & OutboxStore & ProviderTokenArchive & SenderKeyStore
-    & OperationsStatusStore & HousekeepingStore
+typealias StoreUnderTest = PushgateStore
 
 /// Base of the store tests: a fresh database per test, migrated by the migrations built into
 /// PushStore (EmbeddedMigrationsTests holds them equal to the repository's `sql/`).

@@ -66,7 +66,4 @@ public final class PostgreSQLStore: Sendable {
     }
 }
 
-extension PostgreSQLStore: SQLStore, TokenStore, BeamsStore, DevicePruning, DeviceDeliveryRecord,
-    BridgeSubscriptionStore, CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive,
-    SenderKeyStore, OperationsStatusStore, HousekeepingStore
-{}
+extension PostgreSQLStore: SQLStore, PushgateStore {}

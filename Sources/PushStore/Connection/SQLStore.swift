@@ -20,7 +20,4 @@ protocol SQLStore: AnyObject, Sendable {
     func read<T>(_ body: (Connection) throws -> T) throws -> T
 }
 
-extension SQLiteStore: SQLStore, BeamsStore, DevicePruning, DeviceDeliveryRecord, BridgeSubscriptionStore,
-    CospaceUserStore, AcrobitsPushDirectory, OutboxStore, ProviderTokenArchive, SenderKeyStore,
-    OperationsStatusStore, HousekeepingStore
-{}
+extension SQLiteStore: SQLStore, PushgateStore {}

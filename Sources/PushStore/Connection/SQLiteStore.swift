@@ -5,7 +5,7 @@ import PushCore
 /// the same file, all sharing one `GroupCommitWriter`: WAL lets them read in parallel on
 /// their own connections, and their write transactions go to the writer's one connection.
 /// An instance is meant for one thread at a time; its lock only makes sharing one safe.
-public final class SQLiteStore: TokenStore, @unchecked Sendable {
+public final class SQLiteStore: @unchecked Sendable {
     // @unchecked: `database` is not Sendable; every use of it is inside `lock`.
     private let database: Database
     private let lock = NSLock()
