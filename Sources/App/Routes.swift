@@ -56,24 +56,8 @@ enum Routes {
                 deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger)),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
-        let readiness = Readiness(store: store, writer: services.writer)
-        let operatorAccess = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
-        let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         // Each request logs on a logger of its own made from services.logger, with its id.
-        return Router(routes: [
-            .init(prefix: "/healthz", handler: HealthCheck()),
-            .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
-            .init(
-                prefix: "/metrics",
-                handler: OperatorOnly(
-                    access: operatorAccess,
-                    page: MetricsPage(
-                        metrics: services.metrics, gauges: gauges, store: store,
-                        openConnections: services.openConnections))),
-            .init(
-                prefix: "/status",
-                handler: OperatorOnly(
-                    access: operatorAccess, page: StatusPage(store: store, startedAt: services.startedAt))),
+        return Router(routes: OperatorEndpoints.routes(store: store, services: services) + [
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
             // `/pushToken/<username>/<selector>/<token>`: a base64 token may hold `/` and `%2F`.
             .init(prefix: TokenReporter.pathStylePrefix, handler: reporter, opaqueTailAfter: 2),

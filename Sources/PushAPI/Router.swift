@@ -113,15 +113,3 @@ public struct Router: LaneAssigning {
         return response
     }
 }
-
-/// `/healthz`: proves the responder answers, without touching the store.
-public struct HealthCheck: RequestHandler {
-    public init() {}
-
-    public func handle(_ request: Request) -> Response {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
-        }
-        return .text(200, "ok")
-    }
-}

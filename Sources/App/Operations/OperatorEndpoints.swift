@@ -1,0 +1,28 @@
+import PushAPI
+import PushCrypto
+
+/// Every operator endpoint, in one place: `/healthz` (liveness, no store work) and `/readyz`
+/// (the database answers with this schema) for load balancers, and `/metrics` (also
+/// `/metrics/node/K`, which nginx sends to node K) and `/status` behind `OperatorAccess`:
+/// loopback until an operator key exists, then an operator key.
+enum OperatorEndpoints {
+    static func routes(store: any Store, services: RouteServices) -> [Router.Route] {
+        let readiness = Readiness(store: store, writer: services.writer)
+        let access = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
+        let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
+        return [
+            .init(prefix: "/healthz", handler: HealthCheck()),
+            .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
+            .init(
+                prefix: "/metrics",
+                handler: OperatorOnly(
+                    access: access,
+                    page: MetricsPage(
+                        metrics: services.metrics, gauges: gauges, store: store,
+                        openConnections: services.openConnections))),
+            .init(
+                prefix: "/status",
+                handler: OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt))),
+        ]
+    }
+}
