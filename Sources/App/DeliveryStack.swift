@@ -31,7 +31,14 @@ final class DeliveryStack: Sendable {
             logger: logger)
     }
 
-    func shutdown() {
+    /// The engine runs from `init` on.
+    func start() {}
+
+    func stop() {
         engine.shutdown()
     }
+}
+
+extension DeliveryStack: Service {
+    var serviceName: String { "delivery engine" }
 }

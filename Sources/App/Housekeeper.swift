@@ -90,3 +90,7 @@ final class Housekeeper: @unchecked Sendable {
         return removed
     }
 }
+
+extension Housekeeper: Service {
+    var serviceName: String { "housekeeping" }
+}

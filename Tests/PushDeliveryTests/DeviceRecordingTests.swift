@@ -54,7 +54,7 @@ final class DeviceRecordingTests: XCTestCase {
         let events = RecordingDeliveryEvents(records: records, logger: Logger(label: "test"))
         events.apnsEnvironmentCorrected(for: push(7), sandbox: true)
         events.apnsEnvironmentCorrected(for: push(nil), sandbox: false)
-        events.drain()
+        events.stop()
         XCTAssertEqual(records.sandboxes.map(\.0), [7])
         XCTAssertEqual(records.sandboxes.map(\.1), [true])
     }

@@ -24,7 +24,7 @@ extension AppsCommand {
             }
             let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
-            defer { stack.shutdown() }
+            defer { stack.stop() }
             do {
                 switch app.credentials {
                 case .fcmServiceAccount(let json, let projectID):

@@ -31,7 +31,7 @@ struct SendCommand: ParsableCommand {
             appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm)
         let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
-        defer { stack.shutdown() }
+        defer { stack.stop() }
         let result = stack.router.deliver([notification])[0]
         print(DeliveryResultText.describe(result))
         if !result.isDelivered { throw ExitCode(1) }

@@ -77,14 +77,16 @@ struct ServeCommand: ParsableCommand {
         let metrics = OperatorMetrics()
         metrics.bootstrap()
         metrics.recordStart(node: configuration.effectiveNodeID)
+        // Every background part, started in this order and stopped in the reverse one (the
+        // outbox worker before the engine it delivers through, housekeeping first of all).
+        let services = ServiceList(logger: logger)
+        defer { services.stopAll() }
         let openStore: () throws -> any Store
-        let checkpointer: WALCheckpointer?
         var sqliteWriter: GroupCommitWriter?
         if let postgreSQLStore = runtime.postgreSQLStore {
             // PostgreSQL: one store for every thread, over the process's pool; each write is a
             // short transaction of its own, and the server checkpoints by itself.
             openStore = { postgreSQLStore }
-            checkpointer = nil
             // The Token Reporter's reports are the writes PostgreSQL takes in batches.
             postgreSQLStore.recordReportBatches(in: GroupCommitMetrics(factory: metrics.factory))
         } else {
@@ -95,17 +97,18 @@ struct ServeCommand: ParsableCommand {
             let openSQLiteStore = {
                 try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false)
             }
-            checkpointer = WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
-                logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
-            }
-            checkpointer?.start()
+            try services.start(
+                WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
+                    logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
+                })
             openStore = { try openSQLiteStore() }
         }
         let deliveryStore = try openStore()
-        let events = RecordingDeliveryEvents(records: try openStore(), logger: logger)
-        let delivery = try DeliveryStack(
-            configuration: configuration, catalog: deliveryStore, events: events,
-            providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger)
+        let events = try services.start(RecordingDeliveryEvents(records: try openStore(), logger: logger))
+        let delivery = try services.start(
+            try DeliveryStack(
+                configuration: configuration, catalog: deliveryStore, events: events,
+                providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger))
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
         // On PostgreSQL several nodes may deliver from one outbox: a starting worker takes back
@@ -113,44 +116,37 @@ struct ServeCommand: ParsableCommand {
         // their lease runs out.
         let nodeID = configuration.effectiveNodeID
         logger.info("outbox node id \(nodeID)")
+        let outbox = try services.start(
+            OutboxWorker(
+                store: CountingOutboxStore(deliveryStore, catalog: deliveryStore, metrics: metrics.delivery),
+                deliverer: delivery.router,
+                configuration: OutboxWorkerConfiguration(
+                    leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
+                    idlePollMilliseconds: runtime.postgreSQLStore == nil ? 5_000 : 1_000,
+                    releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
+                logger: logger))
         // On PostgreSQL a publish on any node wakes this worker (LISTEN/NOTIFY); polling every
         // second is the fallback while the listening connection is down.
-        let outbox = OutboxWorker(
-            store: CountingOutboxStore(deliveryStore, catalog: deliveryStore, metrics: metrics.delivery),
-            deliverer: delivery.router,
-            configuration: OutboxWorkerConfiguration(
-                leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
-                idlePollMilliseconds: runtime.postgreSQLStore == nil ? 5_000 : 1_000,
-                releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
-            logger: logger)
-        outbox.start()
-        let wakeListener = runtime.postgreSQLStore.map { store in
-            OutboxWakeListener(
-                configuration: store.pool.configuration, onWake: { outbox.notify() },
-                onError: { error in
-                    logger.warning("outbox: not listening for other nodes' publishes, polling every second: \(error)")
-                })
+        if let store = runtime.postgreSQLStore {
+            try services.start(
+                OutboxWakeListener(
+                    configuration: store.pool.configuration, onWake: { outbox.notify() },
+                    onError: { error in
+                        logger.warning("outbox: not listening for other nodes' publishes, polling every second: \(error)")
+                    }))
         }
-        wakeListener?.start()
         // Nothing grows forever: devices nobody reports, unregistered apps' tokens and old
         // dead letters go, on a connection of the housekeeper's own.
-        let housekeeper = Housekeeper(
-            store: try openStore(),
-            policy: RetentionPolicy(
-                deviceDays: configuration.deviceRetentionDays, deadLetterDays: configuration.deadLetterRetentionDays),
-            logger: logger)
-        housekeeper.start()
-        defer {
-            housekeeper.stop()
-            wakeListener?.stop()
-            outbox.stop()
-            delivery.shutdown()
-            events.drain()
-            checkpointer?.stop()
-        }
+        try services.start(
+            Housekeeper(
+                store: try openStore(),
+                policy: RetentionPolicy(
+                    deviceDays: configuration.deviceRetentionDays, deadLetterDays: configuration.deadLetterRetentionDays),
+                logger: logger))
+        logger.info("services: \(services.names.joined(separator: ", "))")
         // Runs of the password hash itself (a remembered success or a throttled login runs none).
         let passwordChecks = Counter(label: "pushgate_password_checks_total", factory: metrics.factory)
-        let services = RouteServices(
+        let routeServices = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
             cospacePasswords: VerifiedPasswordCache(verify: { password, storedHash in
                 passwordChecks.increment()
@@ -168,7 +164,7 @@ struct ServeCommand: ParsableCommand {
                     : index < configuration.threads + configuration.upstreamLaneThreads
                         ? RequestLane.upstream.name : RequestLane.passwords.name
                 return RequestMetrics(
-                    router: Routes.router(store: try openStore(), services: services), factory: metrics.factory,
+                    router: Routes.router(store: try openStore(), services: routeServices), factory: metrics.factory,
                     thread: thread)
             },
             logger: logger)

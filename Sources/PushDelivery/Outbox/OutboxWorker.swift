@@ -285,3 +285,7 @@ public final class OutboxWorker: @unchecked Sendable {
         return metadata
     }
 }
+
+extension OutboxWorker: Service {
+    public var serviceName: String { "outbox worker" }
+}

@@ -29,8 +29,15 @@ public final class RecordingDeliveryEvents: DeliveryEvents, @unchecked Sendable 
         }
     }
 
+    /// Nothing to start: writes queue as deliveries report them.
+    public func start() {}
+
     /// Waits for the queued writes, for an orderly stop.
-    public func drain() {
+    public func stop() {
         queue.sync {}
     }
+}
+
+extension RecordingDeliveryEvents: Service {
+    public var serviceName: String { "delivery records" }
 }

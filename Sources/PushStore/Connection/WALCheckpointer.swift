@@ -1,3 +1,4 @@
+import PushCore
 import Dispatch
 
 /// Runs the WAL checkpoints of a process whose connections have automatic checkpoints off
@@ -77,4 +78,8 @@ public final class WALCheckpointer: @unchecked Sendable {
             failed(error)
         }
     }
+}
+
+extension WALCheckpointer: Service {
+    public var serviceName: String { "WAL checkpointer" }
 }

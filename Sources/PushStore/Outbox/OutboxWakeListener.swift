@@ -1,3 +1,4 @@
+import PushCore
 import Foundation
 
 /// Wakes this node's outbox worker when any node publishes, on PostgreSQL: a dedicated
@@ -149,4 +150,8 @@ public final class OutboxWakeListener: @unchecked Sendable {
         while state == .running, condition.wait(until: until) {}
         condition.unlock()
     }
+}
+
+extension OutboxWakeListener: Service {
+    public var serviceName: String { "outbox wake listener" }
 }
