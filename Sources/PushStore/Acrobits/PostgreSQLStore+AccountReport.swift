@@ -29,8 +29,7 @@ extension PostgreSQLStore {
     /// as ownerless (a link another transaction is adding then either waits or is seen). A
     /// device inserted or deleted by another transaction meanwhile is a unique or foreign key
     /// violation, and the report runs again.
-    func saveAccountTokensInOneCall(selector: String, username: String?, tokens: [ChannelToken], now: Int64) throws {
-        let report = AccountReport(selector: selector, username: username, tokens: tokens, now: now)
+    func writeReport(_ report: AccountReport) throws {
         try reportBatcher.submit(report) { batch in saveReports(batch) }
     }
 

@@ -13,13 +13,13 @@ extension SQLStore {
     // page per request.
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
-        let now = clock()
-        // PostgreSQL runs the same statements in a function of the schema, in one round trip
-        // instead of one per statement (see PostgreSQLStore+AccountReport).
-        if let postgreSQL = self as? PostgreSQLStore {
-            try postgreSQL.saveAccountTokensInOneCall(selector: selector, username: username, tokens: tokens, now: now)
-            return
-        }
+        try writeReport(AccountReport(selector: selector, username: username, tokens: tokens, now: clock()))
+    }
+
+    /// The report's statements in one write transaction: SQLite's way (`writeReport`). The
+    /// PostgreSQL schema's `pushgate_save_account_tokens` is its twin.
+    func writeReportStatements(_ report: AccountReport) throws {
+        let (selector, username, tokens, now) = (report.selector, report.username, report.tokens, report.now)
         try write { database in
             var links = try AcrobitsAccountTable.links(selector: selector, in: database)
             var replaced: [Int64] = []

@@ -18,6 +18,16 @@ protocol SQLStore: AnyObject, Sendable {
     func write<T>(_ body: (Connection) throws -> T) throws -> T
     /// One read snapshot.
     func read<T>(_ body: (Connection) throws -> T) throws -> T
+    /// Writes one Token Reporter report (`AcrobitsAccountStore.saveAccountTokens`' rules) the
+    /// engine's fastest way: SQLite in Swift through its group-commit writer
+    /// (`writeReportStatements`), PostgreSQL through its schema's report functions, batched
+    /// with the node's other reports of the moment. The two must agree:
+    /// TokenReporterScenarioTests holds both to one table.
+    func writeReport(_ report: AccountReport) throws
 }
 
-extension SQLiteStore: SQLStore, PushgateStore {}
+extension SQLiteStore: SQLStore, PushgateStore {
+    func writeReport(_ report: AccountReport) throws {
+        try writeReportStatements(report)
+    }
+}
