@@ -13,7 +13,7 @@ public enum OpenConnections {
             let port = String(format: "%04X", address.port)
             var count = 0
             for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-                guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+                guard let text = Self.readWhole(table) else { continue }
                 for line in text.split(separator: "\n").dropFirst() {
                     let fields = line.split(separator: " ")
                     // sl local_address rem_address st … inode (the tenth field).
@@ -25,7 +25,7 @@ public enum OpenConnections {
             }
             return count
         }
-        guard let text = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return nil }
+        guard let text = Self.readWhole("/proc/net/unix") else { return nil }
         var count = 0
         for line in text.split(separator: "\n").dropFirst() {
             // Num RefCount Protocol Flags Type St Inode Path: accepted connections carry the
@@ -37,6 +37,15 @@ public enum OpenConnections {
             count += 1
         }
         return count
+    }
+
+    /// A /proc table read to its end. `String(contentsOfFile:)` stops after the first read of
+    /// about 4 KB (a /proc file reports size 0), and a host's socket tables are longer than
+    /// that: the connections past it went uncounted (0 on a busy host).
+    static func readWhole(_ path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        return String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// The inodes of this process's sockets (`/proc/self/fd/N` → `socket:[INODE]`).
