@@ -3,52 +3,6 @@ import PushCore
 import PushTesting
 import XCTest
 
-/// Subscriptions in memory: (app, token, selector) links and the pushes queued.
-final class FakeBridgeStore: BridgeSubscriptionStore, @unchecked Sendable {
-    struct Link: Hashable {
-        var appID: AppID
-        var token: DeviceToken
-        var selector: String
-    }
-    var links: [Link] = []
-    var platforms: [AppID: Platform] = [:]
-    var queued: [(message: OutboxMessage, tokens: [DeviceToken])] = []
-    var failing = false
-    struct Broken: Error {}
-
-    func subscribe(appID: AppID, token: DeviceToken, reportedToken: String, selector: String) throws -> Bool {
-        if failing { throw Broken() }
-        let link = Link(appID: appID, token: token, selector: selector)
-        guard !links.contains(link) else { return false }
-        links.append(link)
-        return true
-    }
-
-    func unsubscribe(appID: AppID, token: DeviceToken, selector: String) throws -> Bool {
-        if failing { throw Broken() }
-        let before = links.count
-        links.removeAll { $0 == Link(appID: appID, token: token, selector: selector) }
-        return links.count < before
-    }
-
-    func enqueueTopicPush(
-        _ message: OutboxMessage, subscribedToAnyOf selectors: [String], within apps: Set<AppID>?
-    ) throws -> ScopedFanOut {
-        if failing { throw Broken() }
-        var tokens: [DeviceToken] = []
-        var leftOut = 0
-        for link in links where selectors.contains(link.selector) && !tokens.contains(link.token) {
-            switch platforms[link.appID] {
-            case .apns where message.apns != nil, .fcm where message.fcm != nil:
-                if apps?.contains(link.appID) ?? true { tokens.append(link.token) } else { leftOut += 1 }
-            default: break
-            }
-        }
-        if !tokens.isEmpty { queued.append((message, tokens)) }
-        return ScopedFanOut(queued: tokens.count, leftOut: leftOut)
-    }
-}
-
 final class NotificationBridgeTests: XCTestCase {
     static let apnsBytes = (0..<32).map { UInt8($0 * 7 & 0xFF) }
     static let apnsDestination = "apns://" + Base64.encode(apnsBytes)

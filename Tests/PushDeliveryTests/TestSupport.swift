@@ -23,18 +23,6 @@ final class ManualClock: @unchecked Sendable {
     var unixClock: UnixClock { UnixClock { [self] in now } }
 }
 
-/// Records what delivery told the store on the side.
-final class RecordingEvents: DeliveryEvents, @unchecked Sendable {
-    private let lock = NSLock()
-    private var corrections: [(token: DeviceToken, sandbox: Bool)] = []
-
-    func apnsEnvironmentCorrected(for notification: PushCore.Notification, sandbox: Bool) {
-        lock.withLock { corrections.append((notification.token, sandbox)) }
-    }
-
-    var environmentCorrections: [(token: DeviceToken, sandbox: Bool)] { lock.withLock { corrections } }
-}
-
 /// Waits for one asynchronous result.
 func awaitResult<T: Sendable>(
     timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line,
