@@ -47,7 +47,8 @@ final class EngineNamesTests: XCTestCase {
         XCTAssertTrue(kept.contains("GroupCommitWriter.self"), kept)
         XCTAssertFalse(kept.contains("WriteBatcher"), kept)
         XCTAssertTrue(kept.contains("/* SQLite */"), kept)
-        XCTAssertEqual(kept.split(separator: "\n", omittingEmptySubsequences: false).count, 6, "lines keep their numbers")
+        XCTAssertEqual(
+            kept.split(separator: "\n", omittingEmptySubsequences: false).count, 6, "lines keep their numbers")
     }
 
     /// `source` with the text of its string literals blanked (line breaks kept, so that line
@@ -62,7 +63,8 @@ final class EngineNamesTests: XCTestCase {
         var index = 0
         func starts(_ text: String) -> Bool {
             let pattern = Array(text)
-            return index + pattern.count <= characters.count && Array(characters[index..<index + pattern.count]) == pattern
+            return index + pattern.count <= characters.count
+                && Array(characters[index..<index + pattern.count]) == pattern
         }
         while index < characters.count {
             let character = characters[index]

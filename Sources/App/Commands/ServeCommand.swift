@@ -134,7 +134,8 @@ struct ServeCommand: ParsableCommand {
                 return PasswordHash.verify(password: password, against: storedHash)
             }),
             loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
-            queuedWrites: database.queuedWrites, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
+            queuedWrites: database.queuedWrites, metrics: metrics,
+            storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
             openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
             makeHandler: { index in

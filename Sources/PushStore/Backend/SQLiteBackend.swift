@@ -27,7 +27,9 @@ struct SQLiteBackend: StoreBackend {
         let writer = try GroupCommitWriter(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
             autoCheckpoint: false, metrics: metrics)
-        let openStore: @Sendable () throws -> SQLiteStore = { try openFileStore(migrating: false, writer: writer, autoCheckpoint: false) }
+        let openStore: @Sendable () throws -> SQLiteStore = {
+            try openFileStore(migrating: false, writer: writer, autoCheckpoint: false)
+        }
         let checkpointer = WALCheckpointer(store: try openStore(), writer: writer) { error in
             warn("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
         }
@@ -78,7 +80,8 @@ struct SQLiteBackend: StoreBackend {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         let named = absolute == path ? "" : " (PUSHGATE_DB=\(path), from \(FileManager.default.currentDirectoryPath))"
         throw MissingDatabase(
-            description: "no database at \(absolute)\(named): set PUSHGATE_DB (or --config FILE) to the database's path, "
+            description:
+                "no database at \(absolute)\(named): set PUSHGATE_DB (or --config FILE) to the database's path, "
                 + "or run `pushgate migrate` to create a new one there")
     }
 
