@@ -9,7 +9,8 @@ import PushStore
 /// one list of keys, their meaning and how each is parsed: docs/operations.md's table follows it.
 public struct Configuration: Sendable {
     public var database = "var/pushgate.sqlite"
-    /// PostgreSQL instead of SQLite when set (a libpq URI or `key=value` string).
+    /// A database server instead of the file `database` when set (a libpq URI or `key=value`
+    /// string).
     public var databaseURL: String? = nil
     public var databasePoolSize = 8
     public var httpPort = 8080
@@ -77,7 +78,7 @@ public struct Configuration: Sendable {
 
     public init() {}
 
-    /// How hard SQLite works to survive power loss. `normal` (WAL) survives any crash of
+    /// How hard the database file is kept safe from power loss. `normal` (WAL) survives any crash of
     /// pushgate itself; `full` also survives the machine losing power, at an fsync per write.
     public enum DatabaseSynchronous: String, Sendable, CaseIterable {
         case normal, full
@@ -97,7 +98,7 @@ public struct Configuration: Sendable {
             name: "PUSHGATE_DATABASE_URL",
             meaning: "PostgreSQL connection string (libpq URI or key=value); when set, every command uses it instead of PUSHGATE_DB",
             apply: { config, value in config.databaseURL = value.isEmpty ? nil : value },
-            show: { $0.databaseURL.map { PostgreSQLConnectionString($0).redacted } }),
+            show: { $0.databaseURL.map(StoreSettings.redacted(serverURL:)) }),
         .integer("PUSHGATE_DATABASE_POOL", "PostgreSQL connections each pushgate process opens at most", \.databasePoolSize, 1...256),
         .integer("PUSHGATE_HTTP_PORT", "the port nginx listens on (scripts/run)", \.httpPort, 1...65535),
         .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),

@@ -20,8 +20,9 @@ struct RouteServices: Sendable {
     var cospacePasswords = VerifiedPasswordCache()
     /// Failed cospace logins of the whole process, counted before any hashing.
     var loginThrottle = LoginThrottle()
-    /// SQLite's group-commit writer, whose stalls `/readyz` reports; nil on PostgreSQL.
-    var writer: GroupCommitWriter? = nil
+    /// The writes the backend queues for batches, whose stalls `/readyz` reports; nil when
+    /// every write is its own transaction.
+    var queuedWrites: (any QueuedWrites)? = nil
     /// The process's metrics, which `/metrics` shows and pnm2's pushes count into.
     var metrics = OperatorMetrics()
     /// The store's gauges for `/metrics`, shared so that they are read once a second at most.

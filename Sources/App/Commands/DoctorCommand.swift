@@ -58,43 +58,10 @@ struct DoctorCommand: ParsableCommand {
             findings.append(.problem("configuration", "\(error)"))
             return findings
         }
-        var latestRecordedTime: Int64?
-        var apps: [RegisteredApp]?
-        var keys: [SenderKey]?
-        if let postgreSQLStore = runtime.postgreSQLStore {
-            let checked = PostgreSQLCheck(
-                store: postgreSQLStore, description: runtime.databaseDescription,
-                migrations: Result { try Migration.builtIn(for: .postgresql) }
-            ).run()
-            findings += checked.findings
-            findings += PostgreSQLCheck.transportFindings(PostgreSQLConnectionString(configuration.databaseURL ?? ""))
-            apps = checked.apps
-            if apps != nil {
-                do {
-                    keys = try postgreSQLStore.senderKeys()
-                } catch {
-                    findings.append(.problem("keys", "cannot read the sender keys: \(error)"))
-                }
-            }
-        } else {
-            let database = DatabaseCheck(
-                path: configuration.database, migrations: Result { try Migration.builtIn(for: .sqlite) },
-                busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds
-            ).run()
-            findings += database.findings
-            latestRecordedTime = database.latestRecordedTime
-            if database.isUsable {
-                do {
-                    let store = try SQLiteStore(path: configuration.database)
-                    apps = try store.apps()
-                    keys = try store.senderKeys()
-                } catch {
-                    findings.append(.problem("apps", "cannot read the registered apps: \(error)"))
-                }
-            }
-        }
-
-        if let apps, let keys {
+        let checkup = runtime.backend.checkup()
+        findings += checkup.findings.map(DoctorFinding.init)
+        let apps = checkup.apps
+        if let apps, let keys = checkup.senderKeys {
             findings += SenderKeyScopeCheck(keys: keys, appCount: apps.count).run()
         }
 
@@ -128,10 +95,10 @@ struct DoctorCommand: ParsableCommand {
             }
         }
         findings += ClockCheck(
-            now: Date(), latestRecordedTime: latestRecordedTime, synchronised: ClockCheck.systemSaysSynchronised()
+            now: Date(), latestRecordedTime: checkup.latestRecordedTime, synchronised: ClockCheck.systemSaysSynchronised()
         ).run()
-        if runtime.postgreSQLStore == nil {
-            findings += DiskSpaceCheck(databasePath: configuration.database).run()
+        if let file = runtime.backend.databaseFile {
+            findings += DiskSpaceCheck(databasePath: file).run()
         }
         return findings
     }

@@ -21,11 +21,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let runtime = try Runtime(global)
-        let store: any StoreTransfer =
-            try runtime.postgreSQLStore.map { store in
-                try runtime.migrate()
-                return store
-            } ?? runtime.openSQLiteStore()
+        let store = try runtime.openStore()
         let sink = try output.map { try ExportFile(path: $0) }
         let writer = BufferedWriter(descriptor: sink?.descriptor ?? STDOUT_FILENO)
         let summary: TransferSummary

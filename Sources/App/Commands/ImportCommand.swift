@@ -21,11 +21,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let runtime = try Runtime(global)
-        let store: any StoreTransfer =
-            try runtime.postgreSQLStore.map { store in
-                try runtime.migrate()
-                return store
-            } ?? runtime.openSQLiteStore(creating: true)
+        let store = try runtime.openStore(creating: true)
 
         let descriptor: Int32
         var size: Int64?

@@ -67,8 +67,8 @@ struct ServeCommand: ParsableCommand {
         logger.info(
             "serving on \(server.configuration.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)"
         )
-        // Each responder thread gets its own database connection to read on: WAL lets the
-        // readers run in parallel. Their writes go to the one shared writer.
+        // Each responder thread gets a store of its own from the backend (for a file, its own
+        // connection to read on, writing through the one shared writer).
         // nginx closes its side when a client goes away mid-request; writing the answer must
         // then fail with EPIPE, not end the process. libfcgi's FCGX_Init installs a SIGPIPE
         // handler too; this states the policy for every other socket the process writes to.
@@ -81,28 +81,14 @@ struct ServeCommand: ParsableCommand {
         // outbox worker before the engine it delivers through, housekeeping first of all).
         let services = ServiceList(logger: logger)
         defer { services.stopAll() }
-        let openStore: () throws -> any Store
-        var sqliteWriter: GroupCommitWriter?
-        if let postgreSQLStore = runtime.postgreSQLStore {
-            // PostgreSQL: one store for every thread, over the process's pool; each write is a
-            // short transaction of its own, and the server checkpoints by itself.
-            openStore = { postgreSQLStore }
-            // The Token Reporter's reports are the writes PostgreSQL takes in batches.
-            postgreSQLStore.recordReportBatches(in: GroupCommitMetrics(factory: metrics.factory))
-        } else {
-            // Every connection of this process leaves WAL checkpoints to the checkpointer's thread.
-            let writer = try runtime.openWriter(
-                autoCheckpoint: false, metrics: GroupCommitMetrics(factory: metrics.factory))
-            sqliteWriter = writer
-            let openSQLiteStore = {
-                try runtime.openSQLiteStore(migrating: false, writer: writer, autoCheckpoint: false)
-            }
-            try services.start(
-                WALCheckpointer(store: try openSQLiteStore(), writer: writer) { error in
-                    logger.warning("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
-                })
-            openStore = { try openSQLiteStore() }
+        // The backend's own services (a checkpointer for a file) come first: every store
+        // relies on them. Its batched writes count into /metrics.
+        let database = try runtime.backend.serving(
+            metrics: GroupCommitMetrics(factory: metrics.factory), warn: { logger.warning("\($0)") })
+        for service in database.services {
+            try services.start(service)
         }
+        let openStore = database.openStore
         let deliveryStore = try openStore()
         let events = try services.start(RecordingDeliveryEvents(records: try openStore(), logger: logger))
         let delivery = try services.start(
@@ -111,10 +97,12 @@ struct ServeCommand: ParsableCommand {
                 providerTokenArchive: try openStore(), metrics: metrics.delivery, logger: logger))
         // One outbox worker per process, on its own connection: queued pushes left by an
         // earlier run (or a crash) go out as soon as the responder starts.
-        // On PostgreSQL several nodes may deliver from one outbox: a starting worker takes back
-        // only its own node's claims, never a live node's; a dead node's rows come back when
-        // their lease runs out.
+        // Where several nodes share the database they may deliver from one outbox: a starting
+        // worker takes back only its own node's claims, never a live node's; a dead node's rows
+        // come back when their lease runs out. Their publishes wake this worker, and polling
+        // every second covers a listener that is down.
         let nodeID = configuration.effectiveNodeID
+        let shared = runtime.backend.isSharedByNodes
         logger.info("outbox node id \(nodeID)")
         let outbox = try services.start(
             OutboxWorker(
@@ -122,18 +110,11 @@ struct ServeCommand: ParsableCommand {
                 deliverer: delivery.router,
                 configuration: OutboxWorkerConfiguration(
                     leaseMilliseconds: Int64(configuration.outboxLeaseSeconds) * 1000,
-                    idlePollMilliseconds: runtime.postgreSQLStore == nil ? 5_000 : 1_000,
-                    releaseClaimsOnStart: runtime.postgreSQLStore == nil ? .everyNode : .thisNode, nodeID: nodeID),
+                    idlePollMilliseconds: shared ? 1_000 : 5_000,
+                    releaseClaimsOnStart: shared ? .thisNode : .everyNode, nodeID: nodeID),
                 logger: logger))
-        // On PostgreSQL a publish on any node wakes this worker (LISTEN/NOTIFY); polling every
-        // second is the fallback while the listening connection is down.
-        if let store = runtime.postgreSQLStore {
-            try services.start(
-                OutboxWakeListener(
-                    configuration: store.pool.configuration, onWake: { outbox.notify() },
-                    onError: { error in
-                        logger.warning("outbox: not listening for other nodes' publishes, polling every second: \(error)")
-                    }))
+        if let wakes = database.outboxWakes(onWake: { outbox.notify() }) {
+            try services.start(wakes)
         }
         // Nothing grows forever: devices nobody reports, unregistered apps' tokens and old
         // dead letters go, on a connection of the housekeeper's own.
@@ -153,7 +134,8 @@ struct ServeCommand: ParsableCommand {
                 return PasswordHash.verify(password: password, against: storedHash)
             }),
             loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
-            writer: sqliteWriter, metrics: metrics, storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
+            queuedWrites: database.queuedWrites, metrics: metrics,
+            storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
             openConnections: { [listening = server.configuration] in OpenConnections.count(for: listening) })
         try server.run(
             makeHandler: { index in

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Room on the database's file system. SQLite needs free space to grow the WAL (serve lets it
-/// reach ~70 MB) and, for a VACUUM or a backup next to it, as much again as the database.
+/// Room on the database file's file system. The file needs free space to grow its WAL (serve
+/// lets it reach ~70 MB) and, for a VACUUM or a backup next to it, as much again as the
+/// database.
 struct DiskSpaceCheck {
     let databasePath: String
 

@@ -1,3 +1,5 @@
+import PushStore
+
 /// One line of `pushgate doctor`'s report: what was checked, and what to do when it is wrong.
 struct DoctorFinding: Equatable, CustomStringConvertible {
     enum Verdict: String, Equatable {
@@ -37,4 +39,17 @@ struct DoctorFinding: Equatable, CustomStringConvertible {
 
 extension [DoctorFinding] {
     var hasProblem: Bool { contains { $0.verdict == .problem } }
+}
+
+extension DoctorFinding {
+    /// A finding of the store backend's own checkup, in doctor's words.
+    init(_ finding: StoreFinding) {
+        let verdict: Verdict
+        switch finding.verdict {
+        case .ok: verdict = .ok
+        case .warning: verdict = .warning
+        case .problem: verdict = .problem
+        }
+        self.init(verdict: verdict, subject: finding.subject, message: finding.message)
+    }
 }

@@ -7,7 +7,7 @@ import PushCrypto
 /// loopback until an operator key exists, then an operator key.
 enum OperatorEndpoints {
     static func routes(store: any Store, services: RouteServices) -> [Router.Route] {
-        let readiness = Readiness(store: store, writer: services.writer)
+        let readiness = Readiness(store: store, queuedWrites: services.queuedWrites)
         let access = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
         let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         return [

@@ -1,14 +1,5 @@
 import PushStore
 
-/// The migrations a store records as applied: both engines' stores answer it, and it is the
-/// cheapest question that proves the database answers with pushgate's schema in it.
-protocol MigrationHistory: Sendable {
-    func appliedMigrations() throws -> [AppliedMigration]
-}
-
-extension SQLiteStore: MigrationHistory {}
-extension PostgreSQLStore: MigrationHistory {}
-
 /// What `/readyz` checks on a responder thread, over that thread's store.
 struct Readiness: Sendable {
     /// A write may wait for another process's write lock up to the busy timeout (5 s by
@@ -16,8 +7,8 @@ struct Readiness: Sendable {
     static let writerStallSeconds = 30.0
 
     let store: any MigrationHistory
-    /// SQLite's group-commit writer; nil on PostgreSQL, where every write is its own transaction.
-    let writer: GroupCommitWriter?
+    /// The backend's queue of writes for batches; nil where every write is its own transaction.
+    let queuedWrites: (any QueuedWrites)?
 
     /// nil when the node can serve, otherwise why not.
     func notReadyReason() -> String? {
@@ -28,7 +19,7 @@ struct Readiness: Sendable {
         } catch {
             return "the database does not answer: \(error)"
         }
-        if let age = writer?.oldestWriteAge(), age > Self.writerStallSeconds {
+        if let age = queuedWrites?.oldestWriteAge(), age > Self.writerStallSeconds {
             return "a database write has waited \(Int(age)) s: the writer is stuck"
         }
         return nil

@@ -4,21 +4,27 @@ import PushStore
 /// The database opens, every migration this version knows is applied, and it takes a write
 /// lock. It never creates the file nor migrates: a doctor that repaired silently would hide
 /// the cause.
-struct DatabaseCheck {
-    let path: String
+public struct DatabaseCheck {
+    public let path: String
     /// The schema migrations built into this binary, or why they are unusable.
-    let migrations: Result<[Migration], any Error>
-    let busyTimeoutMilliseconds: Int
+    public let migrations: Result<[Migration], any Error>
+    public let busyTimeoutMilliseconds: Int
 
-    struct Outcome {
-        var findings: [DoctorFinding]
-        /// Whether the schema is this version's: only then are the apps read.
-        var isUsable: Bool
-        /// The newest time the database records (a migration's `applied_at`), for the clock.
-        var latestRecordedTime: Int64?
+    public init(path: String, migrations: Result<[Migration], any Error>, busyTimeoutMilliseconds: Int) {
+        self.path = path
+        self.migrations = migrations
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
-    func run() -> Outcome {
+    public struct Outcome {
+        public var findings: [StoreFinding]
+        /// Whether the schema is this version's: only then are the apps read.
+        public var isUsable: Bool
+        /// The newest time the database records (a migration's `applied_at`), for the clock.
+        public var latestRecordedTime: Int64?
+    }
+
+    public func run() -> Outcome {
         guard FileManager.default.fileExists(atPath: path) else {
             return Outcome(
                 findings: [.problem("database", "\(path) does not exist: run `pushgate migrate` (serve also creates it at start)")],
@@ -76,15 +82,15 @@ struct DatabaseCheck {
     /// The WAL and shared-memory files must belong to the database's owner: a command run as
     /// root beside a service running as its own user leaves root's `-shm` behind, and serve
     /// then fails on its first write.
-    private func ownershipFindings() -> [DoctorFinding] {
+    private func ownershipFindings() -> [StoreFinding] {
         guard let owner = FileOwner(path: path) else { return [] }
-        var findings: [DoctorFinding] = []
+        var findings: [StoreFinding] = []
         let me = geteuid()
         if me != owner.uid {
             findings.append(
                 .warning(
                     "database",
-                    "doctor runs as \(UserIdentity.name(of: me)), the database belongs to \(owner.userName): run it as "
+                    "doctor runs as \(FileOwner.userName(of: me)), the database belongs to \(owner.userName): run it as "
                         + "\(owner.userName) (sudo -u \(owner.userName) …) to check what serve can do"))
         }
         for suffix in ["-wal", "-shm"] {
@@ -104,8 +110,8 @@ extension DatabaseCheck {
     /// The database holds APNs keys, service accounts, password hashes and every device token;
     /// its `-wal` and `-shm` files hold recent pages of it. Readable by other local users, it
     /// gives them all of that: pushgate creates them 0600, an older install may have 0644.
-    func modeFindings() -> [DoctorFinding] {
-        var findings: [DoctorFinding] = []
+    public func modeFindings() -> [StoreFinding] {
+        var findings: [StoreFinding] = []
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
             guard stat(file, &info) == 0 else { continue }
@@ -128,7 +134,7 @@ extension DatabaseCheck {
 }
 
 /// The owner of a file, by id and name.
-struct FileOwner {
+private struct FileOwner {
     let uid: uid_t
     let userName: String
 
@@ -136,6 +142,11 @@ struct FileOwner {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         uid = info.st_uid
-        userName = UserIdentity.name(of: info.st_uid)
+        userName = Self.userName(of: info.st_uid)
+    }
+
+    static func userName(of uid: uid_t) -> String {
+        guard let entry = getpwuid(uid) else { return "uid \(uid)" }
+        return String(cString: entry.pointee.pw_name)
     }
 }

@@ -5,7 +5,7 @@ import PushStore
 /// With `PUSHGATE_DATABASE_URL` set: the PostgreSQL server answers and every migration this
 /// version knows is applied. Like `DatabaseCheck` it never migrates. What only the server's
 /// host can tell (its disk, its clock) is left to that host's own monitoring.
-struct PostgreSQLCheck {
+public struct PostgreSQLCheck {
     let store: PostgreSQLStore
     /// How the findings name the database (never with its password).
     let description: String
@@ -13,7 +13,7 @@ struct PostgreSQLCheck {
     let migrations: Result<[Migration], any Error>
 
     /// The findings, and the registered apps when the schema is this version's.
-    func run() -> (findings: [DoctorFinding], apps: [RegisteredApp]?) {
+    func run() -> (findings: [StoreFinding], apps: [RegisteredApp]?) {
         let known: [Migration]
         switch migrations {
         case .success(let migrations): known = migrations
@@ -44,7 +44,7 @@ extension PostgreSQLCheck {
     /// token and every key: only TLS with the server's certificate checked (`sslmode`
     /// verify-full or verify-ca) keeps a host in between from reading or impersonating it.
     /// libpq's default, `prefer`, falls back to clear text without a word.
-    static func transportFindings(_ connection: PostgreSQLConnectionString) -> [DoctorFinding] {
+    public static func transportFindings(_ connection: PostgreSQLConnectionString) -> [StoreFinding] {
         let remote = connection.remoteHosts
         guard !remote.isEmpty else { return [] }
         let hosts = remote.joined(separator: ", ")

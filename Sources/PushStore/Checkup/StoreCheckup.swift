@@ -1,0 +1,24 @@
+import PushCore
+
+/// What a backend's checkup tells doctor: its findings, and what the later checks read from
+/// the database when it is usable.
+public struct StoreCheckup: Sendable {
+    public var findings: [StoreFinding]
+    /// The registered apps, when the schema is this version's and they could be read.
+    public var apps: [RegisteredApp]?
+    /// The sender keys, read with the apps.
+    public var senderKeys: [SenderKey]?
+    /// The newest time the database records (a migration's `applied_at`), for the clock
+    /// check; nil when the database cannot tell.
+    public var latestRecordedTime: Int64?
+
+    public init(
+        findings: [StoreFinding], apps: [RegisteredApp]? = nil, senderKeys: [SenderKey]? = nil,
+        latestRecordedTime: Int64? = nil
+    ) {
+        self.findings = findings
+        self.apps = apps
+        self.senderKeys = senderKeys
+        self.latestRecordedTime = latestRecordedTime
+    }
+}
