@@ -1,6 +1,31 @@
-# Sourced by scripts/render-nginx and scripts/install: the site include's lines for several
-# pushgate nodes behind one nginx (PUSHGATE_NGINX_NODES).
+# Sourced by scripts/render-nginx and scripts/install: what both add to the rendered site
+# include, on the text in a variable of theirs (named as the first argument).
 #
+#   nginx_site_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..." "ADDRESS ..."
+#
+# applies both below; each prints an error and returns 2 on a bad value.
+
+nginx_site_apply() {
+    nginx_nodes_apply "$1" "$2" "$3" && nginx_operator_addresses_apply "$1" "$4"
+}
+
+# An `allow` line per ADDRESS (an IP address or CIDR range; PUSHGATE_NGINX_OPERATOR_ADDRESSES)
+# after each of the operator pages' `allow ::1;`. Only address characters are taken, so
+# nothing else reaches nginx's syntax.
+nginx_operator_addresses_apply() {
+    local -n site="$1"
+    local addresses="$2" lines="" address
+    for address in $addresses; do
+        if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
+            echo "PUSHGATE_NGINX_OPERATOR_ADDRESSES: '$address' is not an IP address or CIDR range" >&2
+            return 2
+        fi
+        lines+=$'\n'"        allow $address;"
+    done
+    [[ -n "$lines" ]] || return 0
+    site="${site//$'\n'"        allow ::1;"/$'\n'"        allow ::1;$lines"}"
+}
+
 #   nginx_nodes_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..."
 #
 # Each NODE is `unix:/path.sock` or `IPv4:PORT`. Every node goes into the shared upstream in
