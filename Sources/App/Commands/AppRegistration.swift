@@ -64,7 +64,7 @@ struct AppRegistration {
         }
         try Self.requireAppleIdentifier(teamID, option: "--team-id")
         try Self.requireAppleIdentifier(keyID, option: "--key-id")
-        let pem = try Self.read(keyFile, option: "--key-file")
+        let pem = try OptionFile.text(keyFile, option: "--key-file")
         do {
             _ = try APNsSigningKey(pem: pem)
         } catch {
@@ -88,7 +88,7 @@ struct AppRegistration {
                 guard let certificateKeyFile else {
                     throw CommandFailure("--cert-key is required with a PEM --cert-file (or give a .p12)")
                 }
-                let key = try Self.read(certificateKeyFile, option: "--cert-key")
+                let key = try OptionFile.text(certificateKeyFile, option: "--cert-key")
                 certificate = try APNsClientCertificate(certificatePEM: text, privateKeyPEM: key)
             } else {
                 certificate = try APNsClientCertificate(pkcs12: Array(data), password: certificatePassword ?? "")
@@ -108,7 +108,7 @@ struct AppRegistration {
         guard let serviceAccountFile else {
             throw CommandFailure("--service-account is required for an FCM app (the service account JSON from the Firebase console)")
         }
-        let json = try Self.read(serviceAccountFile, option: "--service-account")
+        let json = try OptionFile.text(serviceAccountFile, option: "--service-account")
         let account: ServiceAccount
         do {
             account = try ServiceAccount(json: json)
@@ -117,16 +117,6 @@ struct AppRegistration {
         }
         return RegisteredApp(
             id: appID, credentials: .fcmServiceAccount(json: json, projectID: account.projectID), appKey: appKey)
-    }
-
-    private static func read(_ path: String, option: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("\(option) \(path): cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CommandFailure("\(option) \(path): not a text file")
-        }
-        return text
     }
 
     /// Apple's team and key ids are ten uppercase letters and digits.

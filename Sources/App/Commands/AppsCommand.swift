@@ -63,7 +63,7 @@ struct AppsCommand: ParsableCommand {
             case (.some, .some):
                 throw CommandFailure("give the .p12 password once: --cert-password-file or --cert-password, not both")
             case (.some(let file), nil):
-                return try SecretInput.read(file, option: "--cert-password-file")
+                return try OptionFile.secret(file, option: "--cert-password-file")
             case (nil, .some(let password)):
                 FileHandle.standardError.write(
                     Data("warning: --cert-password shows the password to every local user (process list) and in shell history; use --cert-password-file FILE or - for standard input\n".utf8))
