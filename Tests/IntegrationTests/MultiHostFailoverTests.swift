@@ -55,24 +55,9 @@ final class MultiHostFailoverTests: XCTestCase {
     }
 
     private func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> PushgateInstance.Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") && !$0.key.hasPrefix("PG") }
         for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return PushgateInstance.Output(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try .of(arguments[0], Array(arguments.dropFirst()), environment: environment)
     }
 
     /// One statement on one server as its superuser, in a session that may write whatever

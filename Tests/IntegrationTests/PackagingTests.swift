@@ -228,22 +228,7 @@ private var repositorySQLFiles: [String] {
 private func runCommand(
     _ path: String, _ arguments: [String], environment extra: [String: String], in directory: URL
 ) throws -> PushgateInstance.Output {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
     for (key, value) in extra { environment[key] = value }
-    process.environment = environment
-    process.currentDirectoryURL = directory
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return PushgateInstance.Output(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    return try .of(path, arguments, environment: environment, in: directory)
 }

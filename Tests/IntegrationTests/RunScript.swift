@@ -96,24 +96,7 @@ final class RunScript {
     }
 
     /// `pushgate ARGS` with this run's settings, as an operator runs it beside scripts/run.
-    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let command = Process()
-        command.executableURL = PushgateInstance.executable
-        command.arguments = arguments
-        command.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        command.standardOutput = out
-        command.standardError = err
-        command.standardInput = FileHandle.nullDevice
-        try command.run()
-        // Read both pipes while it runs: a full pipe would stop it.
-        let errors = ResultBox<Data>()
-        let handle = err.fileHandleForReading
-        Thread { errors.set(handle.readDataToEndOfFile()) }.start()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        command.waitUntilExit()
-        let stderr = errors.wait(timeout: 30) ?? Data()
-        return (command.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    func cli(_ arguments: [String]) throws -> PushgateInstance.Output {
+        try .of(PushgateInstance.executable.path, arguments, environment: environment)
     }
 }
