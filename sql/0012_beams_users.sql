@@ -1,4 +1,4 @@
--- 0011_beams_users: the Beams device API (today's SDKs) beside the old client API, and
+-- 0012_beams_users: the Beams device API (today's SDKs) beside the old client API, and
 -- Beams' authenticated users.
 --
 -- * A device-API device is a beams_clients row like an old-API client (so one app install

@@ -1,6 +1,6 @@
--- 0011_beams_users: the Beams device API's metadata and authenticated users, and the
+-- 0012_beams_users: the Beams device API's metadata and authenticated users, and the
 -- secrets of sender keys that verify Beams tokens.
--- (The PostgreSQL twin of sql/0011_beams_users.sql: the same columns and meaning; see its
+-- (The PostgreSQL twin of sql/0012_beams_users.sql: the same columns and meaning; see its
 -- comment.)
 ALTER TABLE beams_clients ADD COLUMN user_id TEXT COLLATE "C";
 ALTER TABLE beams_clients ADD COLUMN metadata TEXT COLLATE "C";
