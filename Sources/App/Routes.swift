@@ -59,7 +59,8 @@ enum Routes {
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let beamsDevices = BeamsDeviceAPI(
             store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
-            now: { Int64(Date().timeIntervalSince1970) })
+            now: { Int64(Date().timeIntervalSince1970) }, webPushEndpoints: services.configuration.webPushEndpoints,
+            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() })
         let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
         // Each request logs on a logger of its own made from services.logger, with its id.
         return Router(routes: OperatorEndpoints.routes(store: store, services: services) + [

@@ -18,23 +18,31 @@ public struct BeamsDeviceAPI: DialectHandler {
     /// Interests one list page holds at most (and by default).
     static let interestsPerPage = 100
 
-    public typealias Store = BeamsStore & BeamsDeviceStore & BeamsTokenSecretStore
+    public typealias Store = BeamsStore & BeamsDeviceStore & BeamsTokenSecretStore & AppCatalog
 
     private let store: any Store
     private let identifiers: RandomIdentifier
     private let userToken: BeamsUserToken
+    private let webPushEndpoints: WebPushEndpointPolicy
+    private let vapidPublicKey: @Sendable (_ privateKeyPEM: String) -> String?
 
     /// - Parameters:
     ///   - verifiedClaims: the claims of a token whose HS256 signature is the secret's
     ///     (PushCrypto's `HS256.verifiedClaims`).
     ///   - now: unix seconds, for the tokens' `exp`.
+    ///   - webPushEndpoints: the push services a web device's subscription may name.
+    ///   - vapidPublicKey: the base64url public key of a VAPID private key (PushCrypto's
+    ///     `VAPIDKey`), nil when the PEM is not one.
     public init(
         store: any Store, identifiers: RandomIdentifier,
         verifiedClaims: @escaping @Sendable (_ token: String, _ secret: String) -> [String: JSONValue]?,
-        now: @escaping @Sendable () -> Int64
+        now: @escaping @Sendable () -> Int64, webPushEndpoints: WebPushEndpointPolicy,
+        vapidPublicKey: @escaping @Sendable (_ privateKeyPEM: String) -> String?
     ) {
         self.store = store
         self.identifiers = identifiers
+        self.webPushEndpoints = webPushEndpoints
+        self.vapidPublicKey = vapidPublicKey
         userToken = BeamsUserToken(secrets: store, verifiedClaims: verifiedClaims, now: now)
     }
 
@@ -55,7 +63,7 @@ public struct BeamsDeviceAPI: DialectHandler {
         switch path.resource {
         case .vapidPublicKey:
             try require(request, ["GET"])
-            throw BeamsError.notFound("This instance has no web app.")
+            return try vapidKey(path)
         case .devices:
             try require(request, ["POST"])
             return try register(path, BeamsJSONBody(request))
@@ -105,10 +113,12 @@ public struct BeamsDeviceAPI: DialectHandler {
         } catch {
             throw BeamsError.invalidField("Missing \(Self.name(platform)) token.")
         }
-        let token = try Self.token(text, platform: platform)
+        let token = try self.token(text, platform: platform)
         let metadata = try Self.metadata(body.fields["metadata"])
+        // Beams' web device ids say what they are; the web SDK does not look.
+        let newID = (platform == .web ? "web-" : "") + (try identifiers.uuid())
         let registration = try store.registerBeamsDevice(
-            newID: try identifiers.uuid(), appID: app.id, token: token, reportedToken: text, metadata: metadata)
+            newID: newID, appID: app.id, token: token, reportedToken: text, metadata: metadata)
         let body = JSONValue.object([
             "id": .string(registration.id),
             "initialInterestSet": .array(registration.interests.map(JSONValue.string)),
@@ -144,7 +154,7 @@ public struct BeamsDeviceAPI: DialectHandler {
             throw BeamsError.invalidField("Missing token field with the \(Self.name(path.platform)) token.")
         }
         let device = try self.device(path, id)
-        let token = try Self.token(text, platform: device.client.app.platform)
+        let token = try self.token(text, platform: device.client.app.platform)
         guard try store.replaceBeamsClientToken(clientID: device.client.id, token: token, reportedToken: text) else {
             throw BeamsError.notFound("Could not find the device.")
         }
@@ -260,7 +270,32 @@ public struct BeamsDeviceAPI: DialectHandler {
         }
     }
 
-    /// The token in its platform's spelling: hex for APNs, as issued for FCM.
+    /// `GET …/web-vapid-public-key`: `{"vapidPublicKey"}` of the instance's web app, the
+    /// `applicationServerKey` the web SDK subscribes with.
+    private func vapidKey(_ path: BeamsDevicePath) throws -> Response {
+        let instance = try self.instance(path)
+        guard let web = instance.app(for: .web), let app = try store.app(id: web.id),
+            case .webPush(let pem, _) = app.credentials
+        else { throw BeamsError.notFound("This instance has no web app.") }
+        guard let key = vapidPublicKey(pem) else { throw BeamsVAPIDKeyUnreadable(appID: web.id) }
+        return .json(200, JSONValue.object(["vapidPublicKey": .string(key)]).encoded())
+    }
+
+    /// The token in its platform's spelling: hex for APNs, as issued for FCM, the base64 of
+    /// the subscription's JSON for the web (`btoa(JSON.stringify(subscription))`), whose push
+    /// service must be one pushgate may send to.
+    private func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
+        guard platform == .web else { return try Self.token(text, platform: platform) }
+        guard let subscription = WebPushSubscription.fromBeamsToken(text) else {
+            throw .invalidField(
+                "token must be the base64 of the browser's PushSubscription JSON (endpoint, keys.p256dh, keys.auth).")
+        }
+        if let refusal = webPushEndpoints.refusal(of: subscription.endpoint) {
+            throw .invalidField("The subscription's push service is refused: \(refusal).")
+        }
+        return subscription.token
+    }
+
     private static func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
         switch platform {
         case .apns:
@@ -273,6 +308,8 @@ public struct BeamsDeviceAPI: DialectHandler {
                 throw .invalidField("token must be an FCM registration token (printable ASCII, no spaces).")
             }
             return token
+        case .web:
+            throw .invalidField("token must be the base64 of the browser's PushSubscription JSON.")
         }
     }
 
@@ -293,7 +330,15 @@ public struct BeamsDeviceAPI: DialectHandler {
         switch platform {
         case .apns?: return "APNs"
         case .fcm?: return "FCM"
+        case .web?: return "web"
         case nil: return "such"
         }
     }
+}
+
+/// A web app whose stored VAPID key cannot be read: the operator's to fix (`apps add`), a
+/// 500 to the browser.
+struct BeamsVAPIDKeyUnreadable: Error, CustomStringConvertible {
+    let appID: AppID
+    var description: String { "the VAPID key of app \(appID) cannot be read" }
 }

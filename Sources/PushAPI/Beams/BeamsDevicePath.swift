@@ -91,6 +91,7 @@ extension Platform {
         switch beamsName {
         case "apns": self = .apns
         case "fcm": self = .fcm
+        case "web": self = .web
         default: return nil
         }
     }

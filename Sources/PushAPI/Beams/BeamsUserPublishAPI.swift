@@ -67,13 +67,11 @@ public struct BeamsUserPublishAPI: SendEndpoint {
         halves["interests"] = .array([.string("users")])
         let publish = try BeamsPublish(BeamsJSONBody(fields: halves))
         let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
-        guard !apps.isEmpty else {
-            throw BeamsError.unprocessable("The publish has no payload for this instance's platforms.")
-        }
-        let message = OutboxMessage(source: "beams:users", apns: publish.apns, fcm: publish.fcm)
+        guard !apps.isEmpty else { throw BeamsPublishAPI.noHalf(for: instance) }
+        let publishID = "pubid-" + (try identifiers.uuid())
+        let message = try publish.message(source: "beams:users", instanceID: appKey, publishID: publishID)
         let queued = try store.publishToUsers(appIDs: apps.map(\.id), users: users, message: message)
         if queued > 0 { wakeOutbox() }
-        let publishID = "pubid-" + (try identifiers.uuid())
         var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
         response.logNote = "\(publishID) queued for \(queued) devices of \(users.count) users"
         return response
