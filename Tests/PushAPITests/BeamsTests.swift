@@ -118,7 +118,7 @@ final class BeamsTests: XCTestCase {
         let response = publishAPI.handle(
             json(
                 "POST", "/publish_api/v1/instances/key-ios/publishes",
-                #"{"interests":["a","b_c"],"apns":{"aps":{"alert":"Hi!"}},"fcm":{"notification":{"title":"t"}},"web":{}}"#))
+                #"{"interests":["a","b_c"],"apns":{"aps":{"alert":"Hi!"}},"fcm":{"notification":{"title":"t"}},"web":{"notification":{"title":"t"}}}"#))
         XCTAssertEqual(response.status, 200, String(decoding: response.body, as: UTF8.self))
         XCTAssertEqual(body(response), .object(["publishId": .string("pubid-01010101-0101-4101-8101-010101010101")]))
         let published = try XCTUnwrap(store.published.first)
