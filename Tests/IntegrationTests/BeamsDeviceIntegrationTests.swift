@@ -13,7 +13,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try startPushgate()
+        // Web subscriptions on a push service that resolves nowhere: no push leaves the machine.
+        try startPushgate(environment: ["PUSHGATE_WEBPUSH_ENDPOINTS": "https://push.example.invalid"])
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.instance])
         try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.instance])
     }
@@ -156,6 +157,67 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         let owners = try XCTUnwrap(listed.first?["owners"] as? [[String: Any]])
         XCTAssertEqual(owners.map { $0["client"] as? String }, [old])
         XCTAssertEqual(owners.first?["interests"] as? [String], ["breaking-news", "news"])
+    }
+
+    // MARK: Web
+
+    /// `btoa(JSON.stringify(pushSubscription))`, as the web SDK sends it.
+    static func webToken(endpoint: String) -> String {
+        func base64URL(_ bytes: [UInt8]) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        // P-256's generator: a point on the curve, as a browser's key is.
+        let p256dh = [0x04] + DeviceToken.fromHex(
+            "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+                + "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")!.bytes
+        let json =
+            #"{"endpoint":"\#(endpoint)","expirationTime":null,"keys":{"p256dh":"\#(base64URL(p256dh))","auth":"\#(base64URL(Array(repeating: 9, count: 16)))"}}"#
+        return Data(json.utf8).base64EncodedString()
+    }
+
+    func testTheWebSDKsCallSequence() throws {
+        try assertBeamsError(try call("GET", "\(Self.device)/web-vapid-public-key"), 404, "Not found", contains: "no web app")
+        let added = try pushgate.cli([
+            "apps", "add", "--id", "com.example.web", "--platform", "web", "--vapid-subject", "mailto:ops@example.com",
+            "--app-key", Self.instance,
+        ])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        // The page's start(): the VAPID key, then the subscription.
+        let vapid = try call("GET", "/device_api/v1/instances/\(Self.instance.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/web-vapid-public-key")
+        XCTAssertEqual(vapid.status, 200, vapid.text)
+        XCTAssertEqual(vapid.header("Access-Control-Allow-Origin"), "*")
+        let key = try XCTUnwrap(json(vapid)["vapidPublicKey"] as? String)
+        XCTAssertTrue(try pushgate.cli(["apps", "list"]).stdout.contains(key), "the web app's own public key")
+
+        let endpoint = "https://push.example.invalid/wpush/v2/gAAAAABk"
+        let registered = try call(
+            "POST", "\(Self.device)/devices/web", #"{"token":"\#(Self.webToken(endpoint: endpoint))","metadata":{"sdkVersion":"2.1.0"}}"#)
+        XCTAssertEqual(registered.status, 200, registered.text)
+        let id = try XCTUnwrap(json(registered)["id"] as? String)
+        XCTAssertTrue(id.hasPrefix("web-"), id)
+        let webDevice = "\(Self.device)/devices/web/\(id)"
+        XCTAssertEqual(try call("POST", "\(webDevice)/interests/a%3Db").status, 200)
+        XCTAssertEqual(try interests("\(webDevice)/interests?limit=100")["interests"] as? [String], ["a=b"])
+
+        // A push service pushgate may not reach, and a token that is no subscription.
+        try assertBeamsError(
+            try call("POST", "\(Self.device)/devices/web", #"{"token":"\#(Self.webToken(endpoint: "https://fcm.googleapis.com/fcm/send/x"))"}"#),
+            400, "Bad request", contains: "push service is refused")
+        try assertBeamsError(
+            try call("POST", "\(Self.device)/devices/web", #"{"token":"eyJmb28iOiJiYXIifQ=="}"#), 400, "Bad request",
+            contains: "PushSubscription")
+
+        // A publish with only a web half is one for this instance (its payload: BeamsWebPublishTests).
+        let published = try send(
+            "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/interests",
+            #"{"interests":["a=b"],"web":{"notification":{"title":"Hi"}}}"#)
+        XCTAssertEqual(published.status, 200, published.text)
+        XCTAssertNotNil(try json(published)["publishId"] as? String)
+
+        // stop(): the id encoded, 200, and gone.
+        XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/web/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").status, 200)
+        try assertBeamsError(try call("GET", webDevice), 404, "Not found")
     }
 
     // MARK: Users
