@@ -48,9 +48,9 @@ final class KeysCommandTests: XCTestCase, RunsOnPostgreSQL {
         let list = try pushgate.cli(["keys", "list"]).stdout
         let lines = Dictionary(
             uniqueKeysWithValues: list.split(separator: "\n").map { (String($0.prefix { $0 != "\t" }), String($0)) })
-        XCTAssertTrue(lines["tenant-a"]?.hasSuffix("apps com.example.a,com.example.b; dialects bridge,pnm2") ?? false, list)
-        XCTAssertTrue(lines["prometheus"]?.hasSuffix("every app; every dialect; operator") ?? false, list)
-        XCTAssertTrue(lines["legacy"]?.hasSuffix("every app; every dialect") ?? false, list)
+        XCTAssertTrue(lines["tenant-a"]?.hasSuffix("apps com.example.a,com.example.b; dialects bridge,pnm2\tverifies Beams tokens") ?? false, list)
+        XCTAssertTrue(lines["prometheus"]?.hasSuffix("every app; every dialect; operator\tverifies Beams tokens") ?? false, list)
+        XCTAssertTrue(lines["legacy"]?.hasSuffix("every app; every dialect\tverifies Beams tokens") ?? false, list)
 
         for bad in [["--app", "bad app!"], ["--dialect", "acrobits"], ["--dialect", ""]] {
             let refused = try pushgate.cli(["keys", "add", "refused"] + bad)
