@@ -139,6 +139,48 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         XCTAssertEqual(try call("GET", fcmDevice).header("Access-Control-Allow-Origin"), "*")
     }
 
+    /// Bad input of every kind gets Beams' error shape and changes nothing.
+    func testBadInputIsRefusedInBeamsShapeAndStoresNothing() throws {
+        let devices = "\(Self.device)/devices/apns"
+        let id = try XCTUnwrap(registerAPNs(Self.token(60))["id"] as? String)
+        let cases: [(String, String, String?, [String: String], Int, String, String)] = [
+            ("PATCH", devices, "{}", [:], 405, "Method not allowed", "POST"),
+            ("POST", devices, #"{"token":"#, [:], 400, "Bad request", "not valid JSON"),
+            ("POST", devices, "[1]", [:], 400, "Bad request", "not an object"),
+            ("POST", devices, #"{"token":"\#(Self.token(61))"}"#, ["Content-Type": "text/plain"], 400,
+             "Invalid content type", "application/json"),
+            ("POST", devices, #"{"bundleIdentifier":"x"}"#, [:], 400, "Bad request", "Missing APNs token"),
+            ("POST", devices, #"{"token":7}"#, [:], 400, "Bad request", "Missing APNs token"),
+            ("POST", devices, #"{"token":"zz"}"#, [:], 400, "Bad request", "hex"),
+            ("POST", devices, #"{"token":"\#(Self.token(62))","metadata":"x"}"#, [:], 400, "Bad request", "metadata"),
+            ("POST", devices, #"{"token":"a\u0000b"}"#, [:], 400, "Bad request", "Missing APNs token"),
+            ("PUT", "\(devices)/\(id)/interests", #"{"interests":"a"}"#, [:], 400, "Bad request", "array"),
+            ("PUT", "\(devices)/\(id)/interests", #"{"interests":[1]}"#, [:], 400, "Bad request", "interests[0]"),
+            ("PUT", "\(devices)/\(id)/interests", #"{"interests":[""]}"#, [:], 400, "Bad request", "empty"),
+            ("PUT", "\(devices)/\(id)/interests", #"{"interests":["\#(String(repeating: "x", count: 165))"]}"#, [:], 400,
+             "Bad request", "165 characters"),
+            ("POST", "\(devices)/\(id)/interests/%C3%A9", nil, [:], 400, "Bad request", "U+00E9"),
+            ("PUT", "\(devices)/\(id)/metadata", "[]", [:], 400, "Bad request", "not an object"),
+            ("GET", "\(devices)/\(id)/interests?cursor=a%3Ab", nil, [:], 400, "Bad request", "cursor"),
+            ("GET", "\(devices)/\(id)/interests?limit=0", nil, [:], 400, "Bad request", "limit"),
+            ("POST", "\(Self.device)/devices/gcm", "{}", [:], 404, "Not found", "apns, fcm and web"),
+            ("GET", "\(Self.device)/nothing-here", nil, [:], 404, "Not found", "No such resource"),
+        ]
+        for (method, path, body, headers, status, title, fragment) in cases {
+            var all = headers
+            if body != nil, all["Content-Type"] == nil { all["Content-Type"] = "application/json" }
+            let response = try pushgate.client.request(method, path, headers: all, body: Array((body ?? "").utf8))
+            try assertBeamsError(response, status, title, contains: fragment)
+        }
+        let invalidUTF8 = try pushgate.client.request(
+            "POST", devices, headers: ["Content-Type": "application/json"],
+            body: Array(#"{"token":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
+        try assertBeamsError(invalidUTF8, 400, "Bad request", contains: "UTF-8")
+        XCTAssertEqual(try interests("\(devices)/\(id)/interests")["interests"] as? [String], [])
+        let listed = try JSONSerialization.jsonObject(with: Data(pushgate.cli(["tokens", "list", "--json"]).stdout.utf8))
+        XCTAssertEqual((listed as? [Any])?.count, 1, "only the one registration")
+    }
+
     /// A client of the old client API and a device of the device API with the same token are
     /// one device, with one set of interests.
     func testTheOldClientAPIAndTheDeviceAPIShareTheDevice() throws {
