@@ -14,26 +14,11 @@ public enum VAPIDToken {
         try JWT.sign(
             header: ["typ": .string("JWT")],
             claims: ["aud": .string(audience), "exp": .number(Double(expiresAt)), "sub": .string(subject)],
-            using: VAPIDSigningKey(key: key.evpKey))
+            using: key)
     }
 
     /// The `Authorization` header value (RFC 8292 §3).
-    public static func authorization(token: String, key: VAPIDKey) -> String {
-        "vapid t=\(token), k=\(key.publicKeyBase64URL)"
-    }
-}
-
-/// ES256 with the VAPID key; VAPIDKey itself stays a plain key type.
-private struct VAPIDSigningKey: JWTSigningKey {
-    let key: EVPKey
-
-    var algorithm: JWTAlgorithm { .es256 }
-
-    func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try ECDSASignatureFormat.raw(fromDER: DigestSignature.sign(message, with: key))
-    }
-
-    func publicKeyPEM() throws(CryptoError) -> String {
-        try key.publicKeyPEM()
+    public static func authorization(token: String, key: VAPIDKey) throws(CryptoError) -> String {
+        "vapid t=\(token), k=\(try key.publicKeyBase64URL())"
     }
 }

@@ -104,7 +104,7 @@ final class WebPushServiceTests: XCTestCase {
             audience: origin, subject: "mailto:a@example.com", expiresAt: Int(Date().timeIntervalSince1970) + 60,
             key: VAPIDKey.generate())
         XCTAssertEqual(
-            try status(VAPIDToken.authorization(token: token, key: key)).1,
+            try status(try VAPIDToken.authorization(token: token, key: key)).1,
             "The VAPID JWT's signature does not verify against k")
         XCTAssertTrue(push.messages.isEmpty)
     }

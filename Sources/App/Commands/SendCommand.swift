@@ -6,14 +6,14 @@ struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send", abstract: "Send one push from the shell and print the upstream's answer.",
         discussion: """
-            --json is the whole APNs payload for an APNs app, and the FCM message's fields (data, \
-            notification, android, apns) for an FCM app. The exit status is 0 only when the push \
-            was accepted upstream.
+            --json is the whole APNs payload for an APNs app, the FCM message's fields (data, \
+            notification, android, apns) for an FCM app, and what the service worker receives for \
+            a web app. The exit status is 0 only when the push was accepted upstream.
             """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "The registered app's id.") var app: String
-    @Option(help: "The device token: hex (or base64) for APNs, the registration token for FCM.") var token: String
+    @Option(help: "The device token: hex (or base64) for APNs, the registration token for FCM, the subscription's JSON (or its base64) for web.") var token: String
     @Option(help: "A visible alert with this text.") var alert: String?
     @Option(help: "The payload as JSON (see above).") var json: String?
     @Flag(help: "APNs: use the sandbox.") var sandbox = false
@@ -26,9 +26,9 @@ struct SendCommand: ParsableCommand {
             throw CommandFailure("no app with id \(app) is registered")
         }
         let deviceToken = try Self.parseToken(token, platform: registered.platform)
-        let (apns, fcm) = try message()
+        let (apns, fcm, web) = try message()
         let notification = Notification(
-            appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm)
+            appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm, web: web)
         let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
         defer { stack.stop() }
@@ -49,18 +49,33 @@ struct SendCommand: ParsableCommand {
                 throw CommandFailure("--token is not an FCM registration token")
             }
             return token
+        case .web:
+            let subscription =
+                WebPushSubscription.parse(json: Array(text.utf8)) ?? WebPushSubscription.fromBeamsToken(text)
+            guard let subscription else {
+                throw CommandFailure("--token is not a Web Push subscription (its JSON, or the base64 of it)")
+            }
+            return subscription.token
         }
     }
 
-    private func message() throws -> (APNsMessage, FCMMessage) {
+    /// A day: long enough for a browser that is closed for the night.
+    static let webTTL = 86_400
+
+    private func message() throws -> (APNsMessage, FCMMessage, WebPushMessage) {
         if let alert {
             let apns = JSONValue.object(["aps": .object(["alert": .string(alert), "sound": .string("default")])])
-            return (APNsMessage(payload: apns.encoded()), FCMMessage(fields: ["notification": .object(["body": .string(alert)])]))
+            let notification = JSONValue.object(["notification": .object(["body": .string(alert)])])
+            return (
+                APNsMessage(payload: apns.encoded()), FCMMessage(fields: notification.objectValue ?? [:]),
+                WebPushMessage(payload: notification.encoded(), ttl: Self.webTTL)
+            )
         }
         guard let object = (try? JSONValue.parse(Array((json ?? "").utf8)))?.objectValue else {
             throw CommandFailure("--json must be a JSON object")
         }
-        return (APNsMessage(payload: JSONValue.object(object).encoded()), FCMMessage(fields: object))
+        let payload = JSONValue.object(object).encoded()
+        return (APNsMessage(payload: payload), FCMMessage(fields: object), WebPushMessage(payload: payload, ttl: Self.webTTL))
     }
 }
 

@@ -33,13 +33,13 @@ public final class VAPIDTokenCache: Sendable {
     /// `vapid t=…, k=…` for `audience`, signed now or taken from the cache.
     public func authorization(key: VAPIDKey, subject: String, audience: String) throws(CryptoError) -> String {
         let now = clock.now()
-        let cacheKey = Key(publicKey: key.publicKeyBase64URL, subject: subject, audience: audience)
+        let cacheKey = Key(publicKey: try key.publicKeyBase64URL(), subject: subject, audience: audience)
         if let entry = entries.withLock({ $0[cacheKey] }), entry.expiresAt - Self.renewalMargin > now {
             return entry.authorization
         }
         let expiresAt = now + Self.lifetime
         let token = try VAPIDToken.sign(audience: audience, subject: subject, expiresAt: expiresAt, key: key)
-        let authorization = VAPIDToken.authorization(token: token, key: key)
+        let authorization = try VAPIDToken.authorization(token: token, key: key)
         entries.withLock {
             if $0.count >= capacity { $0.removeAll() }
             $0[cacheKey] = Entry(authorization: authorization, expiresAt: expiresAt)
@@ -49,7 +49,8 @@ public final class VAPIDTokenCache: Sendable {
 
     /// Forgets the value for `audience`, so the next push signs a new token.
     public func invalidate(key: VAPIDKey, subject: String, audience: String) {
-        let cacheKey = Key(publicKey: key.publicKeyBase64URL, subject: subject, audience: audience)
+        guard let publicKey = try? key.publicKeyBase64URL() else { return }
+        let cacheKey = Key(publicKey: publicKey, subject: subject, audience: audience)
         _ = entries.withLock { $0.removeValue(forKey: cacheKey) }
     }
 }

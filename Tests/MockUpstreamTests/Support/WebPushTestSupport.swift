@@ -30,7 +30,7 @@ struct WebPushSend {
     ) throws -> String {
         let token = try VAPIDToken.sign(
             audience: audience, subject: subject, expiresAt: Int(Date().timeIntervalSince1970) + expiresIn, key: key)
-        return VAPIDToken.authorization(token: token, key: key)
+        return try VAPIDToken.authorization(token: token, key: key)
     }
 
     func post(http1: Bool = false, extraArguments: [String] = []) throws -> CurlResponse {
