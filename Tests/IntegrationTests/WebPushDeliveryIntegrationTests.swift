@@ -7,7 +7,8 @@ import XCTest
 /// Web Push through the real nginx and `pushgate serve` to the mock push service, which
 /// decrypts every message with the subscriber's keys: a browser softphone's subscription
 /// reported to the Token Reporter, pushed through pnm2 and `pushgate send`; a gone
-/// subscription pruned; an unlisted endpoint refused; refused credentials on /status.
+/// subscription pruned; an unlisted endpoint refused; refused credentials on /status and in
+/// doctor.
 final class WebPushDeliveryIntegrationTests: XCTestCase {
     static let app = "com.example.softphone.web"
 
@@ -89,6 +90,9 @@ final class WebPushDeliveryIntegrationTests: XCTestCase {
         XCTAssertEqual(status.status, 200)
         XCTAssertTrue(
             status.text.contains("refused the VAPID credentials of app \(Self.app)"), "status page lacks the refusal")
+        let doctor = try pushgate.cli(["doctor"])
+        XCTAssertTrue(
+            doctor.stdout.contains("FAIL app \(Self.app): a push service refused its VAPID credentials"), doctor.stdout)
 
         // The user unsubscribed: 410, and the device is pruned.
         push.markGone(alice)
