@@ -74,9 +74,11 @@ final class WebPushClientTests: XCTestCase {
         let second = try XCTUnwrap(transport.requests.last)
         XCTAssertEqual(second.header("authorization"), request.header("authorization"))
         XCTAssertNotEqual(second.body.prefix(86), request.body.prefix(86))
-        XCTAssertNil(WebPushRequest.make(
-            endpoint: endpoint, body: [], ttl: 5, urgency: nil, topic: nil, authorization: "a", addressCheck: nil
-        ).header("urgency"))
+        let bare = WebPushRequest.make(
+            endpoint: endpoint, body: [], ttl: 90_000_000, urgency: nil, topic: nil, authorization: "a", addressCheck: nil)
+        XCTAssertNil(bare.header("urgency"))
+        XCTAssertNil(bare.header("topic"))
+        XCTAssertEqual(bare.header("ttl"), "2592000")
     }
 
     func testRefusedBeforeSending() throws {

@@ -32,7 +32,8 @@ struct MeasuredTransport: HTTP2Transport {
             case .shutDown: return ("none", "shut_down")
             }
         case .success(let response):
-            guard response.status != 200 else { return ("200", "ok") }
+            // APNs and FCM accept with 200, push services with 201.
+            guard !(200...299).contains(response.status) else { return (String(response.status), "ok") }
             let reason: String
             switch provider {
             case .apns:

@@ -13,7 +13,8 @@ enum WebPushRequest {
             HTTPHeader("authorization", authorization),
             HTTPHeader("content-encoding", "aes128gcm"),
             HTTPHeader("content-type", "application/octet-stream"),
-            HTTPHeader("ttl", String(max(0, ttl))),
+            // Autopush refuses a TTL beyond 30 days; a longer wish is the longest it keeps.
+            HTTPHeader("ttl", String(min(max(0, ttl), WebPushMessage.maximumTTL))),
         ]
         if let urgency { headers.append(HTTPHeader("urgency", urgency)) }
         if let topic { headers.append(HTTPHeader("topic", topic)) }
