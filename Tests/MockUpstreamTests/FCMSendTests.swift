@@ -98,7 +98,7 @@ final class FCMSendTests: XCTestCase {
         }
         for accepted in [
             #"{"ttl":"3600s","collapse_key":"score","priority":"HIGH"}"#, #"{"ttl":"0s","priority":"NORMAL"}"#,
-            #"{"ttl":"0.5s"}"#, #"{"restricted_package_name":"com.x"}"#,
+            #"{"ttl":"0.5s","priority":"high"}"#, #"{"restricted_package_name":"com.x"}"#,
         ] {
             XCTAssertEqual(try send(accepted).status, 200, accepted)
         }
@@ -108,8 +108,8 @@ final class FCMSendTests: XCTestCase {
             (#"{"ttl":"-1s"}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"-1s\""),
             (#"{"ttl":"1.s"}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"1.s\""),
             (
-                #"{"priority":"high"}"#,
-                "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \"high\""
+                #"{"priority":"urgent"}"#,
+                "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \"urgent\""
             ),
             (#"{"collapse_key":5}"#, "Invalid value at 'message.android.collapse_key' (TYPE_STRING), 5"),
             (#""fast""#, "Invalid value at 'message.android' (type.googleapis.com/google.firebase.fcm.v1.AndroidConfig)"),

@@ -155,7 +155,8 @@ final class FCMSendEndpoint: Sendable {
         if let ttl = config["ttl"], !(ttl.stringValue.map(isDuration) ?? false) {
             return refused("ttl", "type.googleapis.com/google.protobuf.Duration")
         }
-        if let priority = config["priority"], !["NORMAL", "HIGH"].contains(priority.stringValue ?? "") {
+        // Google's own examples write the enum in lower case, and it takes that too.
+        if let priority = config["priority"], !["NORMAL", "HIGH"].contains(priority.stringValue?.uppercased() ?? "") {
             return refused("priority", "type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority")
         }
         if let collapseKey = config["collapse_key"], collapseKey.stringValue == nil {
