@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import Logging
 import FastCGI
 import PushAPI
@@ -62,6 +63,8 @@ public struct Configuration: Sendable {
     /// The topics bridge clients may subscribe to (`PUSHGATE_BRIDGE_TOPICS`); unrestricted
     /// while unset, which the doctor warns about.
     public var bridgeTopics = BridgeTopics.unrestricted
+    /// The push services Web Push subscriptions may name (`PUSHGATE_WEBPUSH_ENDPOINTS`).
+    public var webPushEndpoints = WebPushEndpointPolicy.publicPushServices
     /// Devices no report, registration or refresh touched for this long are removed with their
     /// links. 270: FCM's own horizon, after which it calls a token stale.
     public var deviceRetentionDays = 270
@@ -171,6 +174,17 @@ public struct Configuration: Sendable {
                 config.bridgeTopics = topics
             },
             show: { $0.bridgeTopics.prefixes?.map(\.text).joined(separator: ",") }),
+        Setting(
+            name: "PUSHGATE_WEBPUSH_ENDPOINTS",
+            meaning: "comma-separated push services (https://host[:port], *. for a domain's subdomains) Web Push subscriptions may name; default the public browsers' services",
+            apply: { config, value throws(ConfigurationError) in
+                do {
+                    config.webPushEndpoints = try WebPushEndpointPolicy(listing: value)
+                } catch {
+                    throw .invalid(key: "PUSHGATE_WEBPUSH_ENDPOINTS", value: value, expected: "https://host[:port] origins separated by commas (\(error))")
+                }
+            },
+            show: { $0.webPushEndpoints.listing }),
         .integer("PUSHGATE_DEVICE_RETENTION_DAYS", "devices not reported, registered or refreshed for this many days are removed with their links", \.deviceRetentionDays, 1...36_500),
         .integer("PUSHGATE_DEAD_LETTER_RETENTION_DAYS", "days a dead letter is kept before housekeeping removes it", \.deadLetterRetentionDays, 1...36_500),
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),

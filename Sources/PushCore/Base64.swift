@@ -64,4 +64,11 @@ public enum Base64 {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// The URL-safe alphabet without padding (RFC 4648 §5), as Web Push writes keys.
+    public static func encodeURLSafe(_ bytes: [UInt8]) -> String {
+        var text = encode(bytes)
+        while text.hasSuffix("=") { text.removeLast() }
+        return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    }
 }

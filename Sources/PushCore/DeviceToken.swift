@@ -52,21 +52,24 @@ public struct DeviceToken: Hashable, Sendable {
 
     public var base64: String { Base64.encode(bytes) }
 
-    /// How the token is written for `platform`: hex for APNs, the token text for FCM.
+    /// How the token is written for `platform`: hex for APNs, the token text for FCM, the
+    /// subscription's JSON for the web.
     public func text(for platform: Platform?) -> String {
         switch platform {
         case .apns: return hex
         case .fcm: return fcmText ?? base64
+        case .web: return WebPushSubscription(token: self) != nil ? String(decoding: bytes, as: UTF8.self) : base64
         case nil: return fcmText ?? hex
         }
     }
 
     /// Is this token plausible for `platform`? APNs tokens are at least 32 bytes (Apple may
-    /// lengthen them); FCM tokens are printable text.
+    /// lengthen them); FCM tokens are printable text; a web token is a subscription.
     public func isPlausible(for platform: Platform) -> Bool {
         switch platform {
         case .apns: return bytes.count >= 32 && bytes.count <= 255
         case .fcm: return fcmText != nil && bytes.count >= 8
+        case .web: return WebPushSubscription(token: self) != nil
         }
     }
 

@@ -40,6 +40,56 @@ public struct FCMMessage: Sendable, Equatable {
     }
 }
 
+/// How soon a Web Push must reach the browser (RFC 8030 §5.3): the push service may hold a
+/// less urgent one back to save the device's battery.
+public enum WebPushUrgency: String, Sendable, Equatable, CaseIterable {
+    case veryLow = "very-low"
+    case low
+    case normal
+    case high
+}
+
+/// The Web Push half of a push: what the browser's service worker receives, and the RFC 8030
+/// headers. The payload is plaintext here; delivery encrypts it to the subscription (RFC 8291).
+public struct WebPushMessage: Sendable, Equatable {
+    /// The push message the service worker reads (`event.data`), before encryption.
+    public var payload: [UInt8]
+    /// Seconds the push service keeps the message for an offline browser; 0: now or never.
+    public var ttl: Int
+    public var urgency: WebPushUrgency?
+    /// A newer message with the same topic replaces a pending one (≤ 32 base64url characters).
+    public var topic: String?
+
+    /// Push services must accept an encrypted body of 4,096 bytes (RFC 8030 §7.2); one
+    /// aes128gcm record adds 86 bytes of header, a padding delimiter and a 16-byte tag.
+    public static let maximumPayloadLength = 4096 - 86 - 1 - 16
+
+    /// The longest TTL pushgate asks for: autopush bounds it to 30 days.
+    public static let maximumTTL = 2_592_000
+
+    public init(payload: [UInt8], ttl: Int, urgency: WebPushUrgency? = nil, topic: String? = nil) {
+        self.payload = payload
+        self.ttl = ttl
+        self.urgency = urgency
+        self.topic = topic
+    }
+
+    /// Is `text` a topic push services take: 1 to 32 characters of the base64url alphabet?
+    public static func isValidTopic(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return !bytes.isEmpty && bytes.count <= 32
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
+}
+
 /// One push to one device. A dialect fills in the half (or both) for the platforms it can
 /// reach; the deliverer of the device's platform uses its own half.
 public struct Notification: Sendable, Equatable {
@@ -51,10 +101,11 @@ public struct Notification: Sendable, Equatable {
     public var sandbox: Bool?
     public var apns: APNsMessage?
     public var fcm: FCMMessage?
+    public var web: WebPushMessage?
 
     public init(
         appID: AppID, token: DeviceToken, deviceID: Int64? = nil, sandbox: Bool? = nil, apns: APNsMessage? = nil,
-        fcm: FCMMessage? = nil
+        fcm: FCMMessage? = nil, web: WebPushMessage? = nil
     ) {
         self.appID = appID
         self.token = token
@@ -62,5 +113,6 @@ public struct Notification: Sendable, Equatable {
         self.sandbox = sandbox
         self.apns = apns
         self.fcm = fcm
+        self.web = web
     }
 }

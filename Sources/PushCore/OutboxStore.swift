@@ -5,11 +5,13 @@ public struct OutboxMessage: Sendable, Equatable {
     public var source: String
     public var apns: APNsMessage?
     public var fcm: FCMMessage?
+    public var web: WebPushMessage?
 
-    public init(source: String, apns: APNsMessage? = nil, fcm: FCMMessage? = nil) {
+    public init(source: String, apns: APNsMessage? = nil, fcm: FCMMessage? = nil, web: WebPushMessage? = nil) {
         self.source = source
         self.apns = apns
         self.fcm = fcm
+        self.web = web
     }
 }
 

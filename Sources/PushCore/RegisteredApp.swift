@@ -32,11 +32,15 @@ public enum AppCredentials: Sendable, Equatable {
     case apnsCertificate(certificatePEM: String, privateKeyPEM: String)
     /// A Google service account (its JSON file as given) and the project it sends for.
     case fcmServiceAccount(json: String, projectID: String)
+    /// Web Push: the VAPID key (PEM, EC P-256) and the contact URL (`mailto:` or `https:`) its
+    /// tokens name as `sub` (RFC 8292).
+    case webPush(vapidPrivateKeyPEM: String, subject: String)
 
     public var platform: Platform {
         switch self {
         case .apnsToken, .apnsCertificate: return .apns
         case .fcmServiceAccount: return .fcm
+        case .webPush: return .web
         }
     }
 }

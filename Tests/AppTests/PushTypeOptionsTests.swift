@@ -99,6 +99,23 @@ final class PushTypeOptionsTests: XCTestCase {
         }
     }
 
+    func testSendSetsAWebPushTTLAndRefusesTheRest() throws {
+        let web = RegisteredApp(
+            id: AppID("com.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "", subject: "mailto:ops@example.com"))
+        let message = WebPushMessage(payload: Array("{}".utf8), ttl: 86_400)
+        XCTAssertEqual(try SendControls(ttl: 60).applied(to: message, app: web).ttl, 60)
+        XCTAssertEqual(try SendControls().applied(to: message, app: web), message)
+        let cases: [(SendControls, String)] = [
+            (SendControls(ttl: -1), "--ttl must be 0 to 2592000 seconds for a web app, not -1"),
+            (SendControls(priority: 10), "--priority is for APNs apps; com.example.web is a web app"),
+            (SendControls(collapseKey: "k"), "--collapse-key is for FCM apps; com.example.web is a web app"),
+        ]
+        for (controls, expected) in cases {
+            let text = failure { try controls.applied(to: message, app: web) }
+            XCTAssertTrue(text.hasPrefix(expected), "\(text) should start with \(expected)")
+        }
+    }
+
     func testSendSetsFCMControlsInTheAndroidObject() throws {
         let message = FCMMessage(fields: ["data": .object(["k": .string("v")])])
         let sent = try SendControls(ttl: 0, collapseKey: "news", fcmPriority: "normal").applied(to: message, app: fcmApp)

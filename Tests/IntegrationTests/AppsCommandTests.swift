@@ -98,8 +98,38 @@ final class AppsCommandTests: XCTestCase {
             ["apps", "add", "--id", "a.b", "--platform", "apns", "--team-id", "abc", "--key-id", "TEST123456", "--key-file", fixture("AuthKey_TEST123456.p8")])
         XCTAssertTrue(badTeam.stderr.contains("--team-id abc is not an Apple id"), badTeam.stderr)
         let badPlatform = try pushgate.cli(["apps", "add", "--id", "a.b", "--platform", "wns"])
-        XCTAssertTrue(badPlatform.stderr.contains("--platform must be apns or fcm"), badPlatform.stderr)
+        XCTAssertTrue(badPlatform.stderr.contains("--platform must be apns, fcm or web"), badPlatform.stderr)
         XCTAssertEqual(try pushgate.cli(["apps", "list"]).stdout, "no apps registered\n")
+    }
+
+    func testAWebAppGetsAVAPIDKeyThatListCheckAndDoctorShow() throws {
+        let added = try pushgate.cli(
+            ["apps", "add", "--id", "web.example", "--platform", "web", "--vapid-subject", "mailto:ops@example.com"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let publicKey = try XCTUnwrap(added.stdout.split(separator: "\n").last?.split(separator: " ").last.map(String.init))
+        XCTAssertEqual(publicKey.count, 87, "65 bytes in unpadded base64url: \(added.stdout)")
+        XCTAssertTrue(try pushgate.cli(["apps", "list"]).stdout.contains("public-key=\(publicKey)"))
+        let check = try pushgate.cli(["apps", "check", "--id", "web.example"])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stdout.contains("signs"), check.stdout)
+
+        // A key of the operator's own, and the refusals.
+        let key = try pushgate.cli(["apps", "add", "--id", "web.own", "--platform", "web", "--vapid-subject",
+            "https://example.com/contact", "--vapid-key-file", fixture("AuthKey_TEST123456.p8")])
+        XCTAssertEqual(key.status, 0, key.stderr)
+        for (extra, message) in [
+            (["--vapid-subject", "ops@example.com"], "not a mailto: address"),
+            (["--vapid-subject", "mailto:ops@example.com", "--vapid-key-file", fixture("ec-p384.p8")], "P-256"),
+            (["--vapid-subject", "mailto:ops@example.com", "--topic", "x"], "--topic is not for --platform web"),
+            ([], "--vapid-subject is required"),
+        ] {
+            let output = try pushgate.cli(["apps", "add", "--id", "web.bad", "--platform", "web"] + extra)
+            XCTAssertEqual(output.status, 1, extra.joined(separator: " "))
+            XCTAssertTrue(output.stderr.contains(message), "expected \(message) in \(output.stderr)")
+        }
+        let fcmWithSubject = try pushgate.cli(["apps", "add", "--id", "a.b", "--platform", "fcm", "--vapid-subject", "mailto:a@b"])
+        XCTAssertTrue(fcmWithSubject.stderr.contains("--vapid-subject is for --platform web"), fcmWithSubject.stderr)
+        XCTAssertEqual(try pushgate.cli(["apps", "list"]).stdout.split(separator: "\n").count, 3, "two apps and the header")
     }
 
     func testEveryCommandHonoursPUSHGATE_DB() throws {

@@ -24,6 +24,23 @@ final class AppCatalogTests: StoreTestCase {
         XCTAssertEqual(try store.apps(), [Fixture.fcmApp, Fixture.apnsApp, certificateApp], "ordered by id")
     }
 
+    func testAWebAppKeepsItsVAPIDKeyAndSubjectAndItsBeamsInstance() throws {
+        let store = try makeStore()
+        let web = RegisteredApp(
+            id: AppID("com.example.web")!,
+            credentials: .webPush(vapidPrivateKeyPEM: "PEM", subject: "mailto:ops@example.com"),
+            appKey: Fixture.fcmApp.appKey)
+        try store.addApp(Fixture.fcmApp, replacing: false)
+        try store.addApp(web, replacing: false)
+        XCTAssertEqual(try store.app(id: web.id), web)
+        XCTAssertEqual(try store.platform(of: web.id), .web)
+        XCTAssertEqual(try store.app(id: Fixture.fcmAppID)?.appKey, web.appKey, "a web app shares the instance")
+        var replaced = web
+        replaced.credentials = .webPush(vapidPrivateKeyPEM: "PEM2", subject: "https://example.com/contact")
+        try store.addApp(replaced, replacing: true)
+        XCTAssertEqual(try store.app(id: web.id), replaced)
+    }
+
     func testRefusesADuplicateUnlessReplacing() throws {
         let store = try makeStore()
         try store.addApp(Fixture.apnsApp, replacing: false)

@@ -32,6 +32,18 @@ final class OutboxStoreTests: OutboxTestCase {
         XCTAssertEqual(try store.pendingCount(), 0)
     }
 
+    func testAWebPushHalfReadsBackAsStored() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 1)
+        let web = WebPushMessage(payload: [0, 1, 2, 0xFF], ttl: 3_600, urgency: .veryLow, topic: "call-42")
+        _ = try store.enqueue(OutboxMessage(source: "beams:publish", web: web), deviceIDs: ids)
+        _ = try store.enqueue(OutboxMessage(source: "beams:publish", web: WebPushMessage(payload: [], ttl: 0)), deviceIDs: ids)
+        let claimed = try store.claimDue(limit: 10, now: Outbox.storeNow, lease: 30_000)
+        XCTAssertEqual(claimed.map(\.notification.web), [web, WebPushMessage(payload: [], ttl: 0)])
+        XCTAssertNil(claimed[0].notification.apns)
+        XCTAssertNil(claimed[0].notification.fcm)
+    }
+
     func testAClaimCarriesAReadyNotification() throws {
         let store = try makeStore()
         let ids = try makeDevices(store, count: 2)

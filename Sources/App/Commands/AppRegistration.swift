@@ -18,6 +18,8 @@ struct AppRegistration {
     var certificateFile: String? = nil
     var certificateKeyFile: String? = nil
     var certificatePassword: String? = nil
+    var vapidSubject: String? = nil
+    var vapidKeyFile: String? = nil
 
     func validated() throws -> RegisteredApp {
         guard let appID = AppID(id) else {
@@ -29,13 +31,60 @@ struct AppRegistration {
             return try apns(appID, appKey: key)
         case .fcm:
             return try fcm(appID, appKey: key)
+        case .web:
+            return try web(appID, appKey: key)
         case nil:
-            throw CommandFailure("--platform must be apns or fcm, not \(platform)")
+            throw CommandFailure("--platform must be apns, fcm or web, not \(platform)")
         }
+    }
+
+    /// Web Push: the VAPID key from --vapid-key-file, or a new one, and the contact URL.
+    private func web(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
+        for (value, option) in [
+            (teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"),
+            (pushType, "--push-type"), (serviceAccountFile, "--service-account"), (certificateFile, "--cert-file"),
+        ] where value != nil {
+            throw CommandFailure("\(option) is not for --platform web")
+        }
+        if sandbox { throw CommandFailure("--sandbox is for --platform apns") }
+        guard let vapidSubject else {
+            throw CommandFailure("--vapid-subject is required for a web app: mailto:you@example.com or an https URL push services can reach you at")
+        }
+        guard Self.isValidVAPIDSubject(vapidSubject) else {
+            throw CommandFailure("--vapid-subject \(vapidSubject) is not a mailto: address or an https: URL")
+        }
+        let pem: String
+        if let vapidKeyFile {
+            pem = try OptionFile.text(vapidKeyFile, option: "--vapid-key-file")
+            do {
+                _ = try VAPIDKey(pem: pem)
+            } catch {
+                throw CommandFailure("--vapid-key-file \(vapidKeyFile): \(error)")
+            }
+        } else {
+            pem = try VAPIDKey.generate().pem()
+        }
+        return RegisteredApp(
+            id: appID, credentials: .webPush(vapidPrivateKeyPEM: pem, subject: vapidSubject), appKey: appKey)
+    }
+
+    /// RFC 8292 §2.1: a `mailto:` or `https:` URI; Apple refuses a push without one.
+    static func isValidVAPIDSubject(_ subject: String) -> Bool {
+        let bytes = Array(subject.utf8)
+        guard bytes.count <= 256, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        if subject.hasPrefix("mailto:") {
+            let address = subject.dropFirst("mailto:".count)
+            guard let at = address.firstIndex(of: "@") else { return false }
+            return at != address.startIndex && address.index(after: at) != address.endIndex
+        }
+        return WebPushEndpoint(subject) != nil
     }
 
     private func apns(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
         if serviceAccountFile != nil { throw CommandFailure("--service-account is for --platform fcm") }
+        for (value, option) in [(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")] where value != nil {
+            throw CommandFailure("\(option) is for --platform web")
+        }
         let credentials = certificateFile != nil ? try certificateCredentials() : try tokenCredentials()
         let type = try pushType.map(Self.pushType) ?? .alert
         // The app id names the bundle id; each push type's topic is made from it
@@ -106,6 +155,9 @@ struct AppRegistration {
         for (value, option) in [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"), (pushType, "--push-type")]
         where value != nil {
             throw CommandFailure("\(option) is for --platform apns")
+        }
+        for (value, option) in [(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")] where value != nil {
+            throw CommandFailure("\(option) is for --platform web")
         }
         if sandbox { throw CommandFailure("--sandbox is for --platform apns") }
         guard let serviceAccountFile else {

@@ -31,6 +31,8 @@ extension AppsCommand {
                     try checkFCM(json: json, projectID: projectID, stack: stack)
                 case .apnsToken, .apnsCertificate:
                     try checkAPNs(app, stack: stack)
+                case .webPush(let pem, let subject):
+                    try checkWebPush(app, pem: pem, subject: subject)
                 }
                 record(ok: true, "the credentials were accepted", app: appID, in: store)
             } catch let failure as CommandFailure {
@@ -65,6 +67,25 @@ extension AppsCommand {
                 throw CommandFailure("APNs accepted the credentials but refused the push (\(status) \(reason)): check the topic \(app.apnsTopic ?? app.id.rawValue)")
             case .retryLater(let reason, _):
                 throw CommandFailure("could not get an answer from APNs: \(reason)")
+            }
+        }
+
+        /// Push services answer only for a real subscription, so the check is the key's own: a
+        /// VAPID token signed with it verifies against the public key browsers subscribed with.
+        private func checkWebPush(_ app: RegisteredApp, pem: String, subject: String) throws {
+            do {
+                let key = try VAPIDKey(pem: pem)
+                let claims: [String: JSONValue] = [
+                    "aud": .string("https://push.example"), "exp": .number(Date().timeIntervalSince1970.rounded() + 3600),
+                    "sub": .string(subject),
+                ]
+                let token = try JWT.sign(header: ["typ": .string("JWT")], claims: claims, using: key)
+                guard try JWT.verify(token, publicKeyPEM: key.publicKeyPEM()) else {
+                    throw CommandFailure("the VAPID key of \(app.id) signs tokens its own public key does not verify")
+                }
+                print("ok: the VAPID key of \(app.id) signs (public key \(try key.publicKeyBase64URL()), subject \(subject))")
+            } catch let error as CryptoError {
+                throw CommandFailure("the stored VAPID key of \(app.id) is unusable: \(error)")
             }
         }
 

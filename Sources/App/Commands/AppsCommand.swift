@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PushCore
+import PushCrypto
 
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,11 +17,13 @@ struct AppsCommand: ParsableCommand {
                 APNs with a certificate:  pushgate apps add --id ID --platform apns \
                 (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password-file F|-]) [--topic T] …
                 FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
+                Web:   pushgate apps add --id ID --platform web --vapid-subject mailto:ops@example.com \
+                [--vapid-key-file vapid.pem] [--app-key K]
                 """)
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "The id clients name the app by (Acrobits AppId, cospace application_id, …).") var id: String
-        @Option(help: "apns or fcm.") var platform: String
+        @Option(help: "apns, fcm or web.") var platform: String
         @Option(name: .customLong("team-id"), help: "APNs: the Apple developer team id (10 characters).") var teamID: String?
         @Option(name: .customLong("key-id"), help: "APNs: the id of the .p8 signing key (10 characters).") var keyID: String?
         @Option(name: .customLong("key-file"), help: "APNs: the .p8 key file Apple issued.") var keyFile: String?
@@ -38,6 +41,8 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: alert.") var pushType: String?
         @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
         @Option(name: .customLong("service-account"), help: "FCM: the service account JSON file.") var serviceAccount: String?
+        @Option(name: .customLong("vapid-subject"), help: "Web: the contact push services see in every push (mailto:… or https://…).") var vapidSubject: String?
+        @Option(name: .customLong("vapid-key-file"), help: "Web: an EC P-256 private key (PEM) to sign with. Default: a new key.") var vapidKeyFile: String?
         @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key (instance id) its clients present; one APNs and one FCM app may share it.") var appKey: String?
         @Flag(help: "Update the app if it is registered already.") var replace = false
 
@@ -45,7 +50,8 @@ struct AppsCommand: ParsableCommand {
             let request = AppRegistration(
                 id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
                 pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey,
-                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: try certificatePassword())
+                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: try certificatePassword(),
+                vapidSubject: vapidSubject, vapidKeyFile: vapidKeyFile)
             let app = try request.validated()
             let store = try Runtime(global).openStore()
             do {
@@ -54,6 +60,10 @@ struct AppsCommand: ParsableCommand {
                 throw CommandFailure(error.description)
             }
             print("\(replace ? "registered (replacing)" : "registered") \(app.platform.rawValue) app \(app.id)")
+            if case .webPush(let pem, _) = app.credentials {
+                // The key browsers subscribe with (applicationServerKey): the site needs it.
+                print("vapid public key \(try VAPIDKey(pem: pem).publicKeyBase64URL())")
+            }
         }
 
         /// The .p12 password from --cert-password-file, or from the old --cert-password, which
@@ -100,6 +110,9 @@ struct AppsCommand: ParsableCommand {
             case .apnsToken(let teamID, let keyID, _): return "p8 team=\(teamID) key=\(keyID)"
             case .apnsCertificate: return "certificate"
             case .fcmServiceAccount(_, let projectID): return "service-account project=\(projectID)"
+            case .webPush(let pem, let subject):
+                let publicKey = (try? VAPIDKey(pem: pem).publicKeyBase64URL()) ?? "unreadable"
+                return "vapid public-key=\(publicKey) subject=\(subject)"
             }
         }
     }

@@ -6,20 +6,20 @@ struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send", abstract: "Send one push from the shell and print the upstream's answer.",
         discussion: """
-            --json is the whole APNs payload for an APNs app, and the FCM message's fields (data, \
-            notification, android, apns) for an FCM app. The exit status is 0 only when the push \
-            was accepted upstream.
+            --json is the whole APNs payload for an APNs app, the FCM message's fields (data, \
+            notification, android, apns) for an FCM app, and what the service worker receives for \
+            a web app. The exit status is 0 only when the push was accepted upstream.
             APNs: --push-type sends as another type than the app's, to that type's topic for the \
             app's bundle id unless --topic names one; --priority (1, 5, 10), --expiration (Unix \
             seconds, 0 for once only) and --collapse-id (at most 64 bytes) set Apple's headers, \
             each checked as Apple checks it for the push type.
             FCM: --ttl (seconds, at most four weeks), --collapse-key and --fcm-priority \
-            (normal, high) set the message's android options.
+            (normal, high) set the message's android options; --ttl is a web push's TTL too.
             """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "The registered app's id.") var app: String
-    @Option(help: "The device token: hex (or base64) for APNs, the registration token for FCM.") var token: String
+    @Option(help: "The device token: hex (or base64) for APNs, the registration token for FCM, the subscription's JSON (or its base64) for web.") var token: String
     @Option(help: "A visible alert with this text.") var alert: String?
     @Option(help: "The payload as JSON (see above).") var json: String?
     @Flag(help: "APNs: use the sandbox.") var sandbox = false
@@ -28,7 +28,7 @@ struct SendCommand: ParsableCommand {
     @Option(help: "APNs: apns-priority, 10 (at once), 5 (power-considerate) or 1. Default: by push type.") var priority: Int?
     @Option(help: "APNs: apns-expiration, a Unix time in seconds; 0 delivers once only.") var expiration: Int?
     @Option(name: .customLong("collapse-id"), help: "APNs: apns-collapse-id (at most 64 bytes).") var collapseID: String?
-    @Option(help: "FCM: how long FCM keeps the push for an offline device, in seconds.") var ttl: Int?
+    @Option(help: "FCM and web: how long the push service keeps the push for an offline device, in seconds.") var ttl: Int?
     @Option(name: .customLong("collapse-key"), help: "FCM: the collapse key; a newer push with it replaces a pending one.") var collapseKey: String?
     @Option(name: .customLong("fcm-priority"), help: "FCM: normal or high.") var fcmPriority: String?
 
@@ -46,11 +46,12 @@ struct SendCommand: ParsableCommand {
             throw CommandFailure("no app with id \(app) is registered")
         }
         let deviceToken = try Self.parseToken(token, platform: registered.platform)
-        let (apns, fcm) = try message()
+        let (apns, fcm, web) = try message()
         var notification = Notification(appID: appID, token: deviceToken, sandbox: sandbox ? true : nil)
         switch registered.platform {
         case .apns: notification.apns = try controls.applied(to: apns, app: registered)
         case .fcm: notification.fcm = try controls.applied(to: fcm, app: registered)
+        case .web: notification.web = try controls.applied(to: web, app: registered)
         }
         let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
@@ -72,18 +73,33 @@ struct SendCommand: ParsableCommand {
                 throw CommandFailure("--token is not an FCM registration token")
             }
             return token
+        case .web:
+            let subscription =
+                WebPushSubscription.parse(json: Array(text.utf8)) ?? WebPushSubscription.fromBeamsToken(text)
+            guard let subscription else {
+                throw CommandFailure("--token is not a Web Push subscription (its JSON, or the base64 of it)")
+            }
+            return subscription.token
         }
     }
 
-    private func message() throws -> (APNsMessage, FCMMessage) {
+    /// A day: long enough for a browser that is closed for the night.
+    static let webTTL = 86_400
+
+    private func message() throws -> (APNsMessage, FCMMessage, WebPushMessage) {
         if let alert {
             let apns = JSONValue.object(["aps": .object(["alert": .string(alert), "sound": .string("default")])])
-            return (APNsMessage(payload: apns.encoded()), FCMMessage(fields: ["notification": .object(["body": .string(alert)])]))
+            let notification = JSONValue.object(["notification": .object(["body": .string(alert)])])
+            return (
+                APNsMessage(payload: apns.encoded()), FCMMessage(fields: notification.objectValue ?? [:]),
+                WebPushMessage(payload: notification.encoded(), ttl: Self.webTTL)
+            )
         }
         guard let object = (try? JSONValue.parse(Array((json ?? "").utf8)))?.objectValue else {
             throw CommandFailure("--json must be a JSON object")
         }
-        return (APNsMessage(payload: JSONValue.object(object).encoded()), FCMMessage(fields: object))
+        let payload = JSONValue.object(object).encoded()
+        return (APNsMessage(payload: payload), FCMMessage(fields: object), WebPushMessage(payload: payload, ttl: Self.webTTL))
     }
 }
 

@@ -58,6 +58,24 @@ struct SendControls: Equatable {
         return message
     }
 
+    /// `message` with --ttl as the Web Push TTL; the other options are APNs' or FCM's.
+    func applied(to message: WebPushMessage, app: RegisteredApp) throws -> WebPushMessage {
+        if let (option, _) = apnsOptions.first(where: { $0.1 }) {
+            throw CommandFailure("\(option) is for APNs apps; \(app.id) is a web app")
+        }
+        for (option, given) in fcmOptions.dropFirst() where given {
+            throw CommandFailure("\(option) is for FCM apps; \(app.id) is a web app")
+        }
+        var message = message
+        if let ttl {
+            guard (0...WebPushMessage.maximumTTL).contains(ttl) else {
+                throw CommandFailure("--ttl must be 0 to \(WebPushMessage.maximumTTL) seconds for a web app, not \(ttl)")
+            }
+            message.ttl = ttl
+        }
+        return message
+    }
+
     /// `message` with the FCM options set in its `android` object.
     func applied(to message: FCMMessage, app: RegisteredApp) throws -> FCMMessage {
         if let (option, _) = apnsOptions.first(where: { $0.1 }) {

@@ -40,6 +40,13 @@ struct CredentialsCheck {
             } catch {
                 return .problem(subject, "the FCM service account does not load (\(error)): `apps add --replace` with a new key file")
             }
+        case .webPush(let pem, let contact):
+            do {
+                let publicKey = try VAPIDKey(pem: pem).publicKeyBase64URL()
+                return .ok(subject, "VAPID key \(publicKey.prefix(12))… (subject \(contact)) loads")
+            } catch {
+                return .problem(subject, "the VAPID key does not load (\(error)): `apps add --replace` with --vapid-key-file")
+            }
         }
     }
 

@@ -49,6 +49,12 @@ struct AppCredentialState: Sendable {
                     app: app, kind: "FCM service account \(email ?? "(unreadable)") of \(projectID)",
                     providerTokenIssuedAt: nil, certificateNotAfter: nil,
                     problem: email == nil ? "the service account does not load" : nil)
+            case .webPush(let pem, _):
+                let publicKey = try? VAPIDKey(pem: pem).publicKeyBase64URL()
+                return AppCredentialState(
+                    app: app, kind: "VAPID key \(publicKey.map { String($0.prefix(12)) + "…" } ?? "(unreadable)")",
+                    providerTokenIssuedAt: nil, certificateNotAfter: nil,
+                    problem: publicKey == nil ? "the VAPID key does not load" : nil)
             }
         }
     }

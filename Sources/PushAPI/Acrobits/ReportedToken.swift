@@ -17,6 +17,9 @@ enum ReportedToken {
             // base64 (its ':' sees to that) or decodes to bytes that are no text.
             if let decoded, decoded.isPlausible(for: .fcm) { return decoded }
             return rawFCMToken(text)
+        case .web:
+            // A browser softphone reports the base64 of its push subscription's JSON.
+            return WebPushSubscription.fromBeamsToken(text)?.token
         case nil:
             // Not registered yet: the same, except that other base64 is kept as its bytes, as
             // an APNs token's are.
@@ -30,6 +33,7 @@ enum ReportedToken {
         switch platform {
         case .apns: return "is not a base64-encoded APNs device token (32 bytes or more)"
         case .fcm: return "is not an FCM registration token (as issued, or base64-encoded)"
+        case .web: return "is not a base64-encoded Web Push subscription"
         case nil: return "is not a base64-encoded push token nor an FCM registration token"
         }
     }

@@ -20,6 +20,9 @@ public struct BridgeApps: Sendable, Equatable {
         switch platform {
         case .apns: return (apns, Self.apnsKey)
         case .fcm: return (fcm, Self.fcmKey)
+        // The document's destination URIs are apns:// and gcm:// only: no destination is a web
+        // subscription, so no setting names a web app.
+        case .web: return (nil, "no bridge setting")
         }
     }
 }

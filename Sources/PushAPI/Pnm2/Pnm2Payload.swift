@@ -9,6 +9,7 @@ enum Pnm2Payload {
         switch app.platform {
         case .apns: notification.apns = apns(push, app: app)
         case .fcm: notification.fcm = fcm(push)
+        case .web: notification.web = web(push)
         }
         return notification
     }
@@ -68,5 +69,13 @@ enum Pnm2Payload {
         data["Id"] = push.messageID.map(JSONValue.string)
         data["ThreadId"] = push.threadID.map(JSONValue.string)
         return FCMMessage(fields: ["data": .object(data), "android": .object(["priority": .string("HIGH")])])
+    }
+
+    /// A browser softphone's service worker gets the same fields as an Android app, as JSON. A
+    /// call or message is worth waking the browser for (urgency high); one that waited a day
+    /// in the push service is no use any more.
+    static func web(_ push: Pnm2Push) -> WebPushMessage {
+        let fields = fcm(push).fields["data"] ?? .object([:])
+        return WebPushMessage(payload: fields.encoded(), ttl: 86_400, urgency: .high)
     }
 }

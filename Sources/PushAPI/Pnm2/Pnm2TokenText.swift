@@ -18,10 +18,17 @@ enum Pnm2TokenText {
             if let token = DeviceToken.fromBase64(text), token.isPlausible(for: .fcm) { return token }
             if let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) { return token }
             return nil
+        case .web:
+            // The base64 of the subscription's JSON, as a browser softphone reported it.
+            return WebPushSubscription.fromBeamsToken(text)?.token
         }
     }
 
     static func describe(_ platform: Platform) -> String {
-        platform == .apns ? "an APNs device token (hex or base64)" : "an FCM registration token (as issued, or base64)"
+        switch platform {
+        case .apns: return "an APNs device token (hex or base64)"
+        case .fcm: return "an FCM registration token (as issued, or base64)"
+        case .web: return "a Web Push subscription (the base64 of its JSON)"
+        }
     }
 }

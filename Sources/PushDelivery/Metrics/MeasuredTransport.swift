@@ -49,6 +49,9 @@ struct MeasuredTransport: HTTP2Transport {
                     reason = text
                 case .delivered: reason = "ok"
                 }
+            case .web:
+                // Push services accept with 201 and share no vocabulary of reason words.
+                reason = response.status == 201 ? "ok" : "http_\(response.status)"
             }
             return (String(response.status), UpstreamReasonLabel.bounded(reason))
         }

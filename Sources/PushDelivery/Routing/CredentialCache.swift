@@ -30,13 +30,15 @@ final class CredentialCache: Sendable {
             }.map(APNsAuthentication.certificate)
         case .fcmServiceAccount:
             return .failure(CredentialError(app: app.id, reason: "an FCM app has no APNs credentials"))
+        case .webPush:
+            return .failure(CredentialError(app: app.id, reason: "a web app has no APNs credentials"))
         }
     }
 
     /// The service account FCM requests of `app` are authorised by, and the project they send for.
     func fcmAccount(for app: RegisteredApp) -> Result<(ServiceAccount, projectID: String), CredentialError> {
         guard case .fcmServiceAccount(let json, let projectID) = app.credentials else {
-            return .failure(CredentialError(app: app.id, reason: "an APNs app has no service account"))
+            return .failure(CredentialError(app: app.id, reason: "a \(app.platform.rawValue) app has no service account"))
         }
         return cached(json, in: serviceAccounts) {
             do {

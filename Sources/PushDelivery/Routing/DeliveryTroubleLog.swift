@@ -15,7 +15,7 @@ final class DeliveryTroubleLog: Sendable {
     }
 
     func observe(_ result: DeliveryResult, app: RegisteredApp) {
-        let provider = app.platform == .apns ? "APNs" : "FCM"
+        let provider = app.platform.providerName
         let metadata: Logger.Metadata = ["app": "\(app.id)", "provider": "\(provider)"]
         switch result {
         case .retryLater(let reason, _):

@@ -6,7 +6,7 @@ enum AppTable {
     private static let columns = """
         id, platform, apns_team_id, apns_key_id, apns_private_key_pem, apns_certificate_pem,
         apns_certificate_key_pem, fcm_service_account_json, fcm_project_id, apns_topic,
-        apns_push_type, sandbox
+        apns_push_type, sandbox, web_vapid_private_key_pem, web_vapid_subject
         """
     private static let selectedColumns = """
         \(columns), (SELECT b.app_key FROM beams_instances AS b WHERE b.app_id = apps.id)
@@ -16,7 +16,7 @@ enum AppTable {
     // One statement for add and replace: created_at survives a replace.
     private static let upsertSQL = """
         INSERT INTO apps (\(columns), created_at, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)
         ON CONFLICT (id) DO UPDATE SET
             platform = excluded.platform,
             apns_team_id = excluded.apns_team_id,
@@ -29,6 +29,8 @@ enum AppTable {
             apns_topic = excluded.apns_topic,
             apns_push_type = excluded.apns_push_type,
             sandbox = excluded.sandbox,
+            web_vapid_private_key_pem = excluded.web_vapid_private_key_pem,
+            web_vapid_subject = excluded.web_vapid_subject,
             updated_at = excluded.updated_at
         """
     private static let selectOneSQL = "SELECT \(selectedColumns) FROM apps WHERE id = ?"
@@ -72,11 +74,14 @@ enum AppTable {
             case .fcmServiceAccount(let json, let projectID):
                 try statement.bind(json, at: 8)
                 try statement.bind(projectID, at: 9)
+            case .webPush(let privateKeyPEM, let subject):
+                try statement.bind(privateKeyPEM, at: 13)
+                try statement.bind(subject, at: 14)
             }
             try statement.bind(app.apnsTopic, at: 10)
             try statement.bind(app.apnsPushType?.rawValue, at: 11)
             try statement.bind(app.sandbox, at: 12)
-            try statement.bind(now, at: 13)
+            try statement.bind(now, at: 15)
             try statement.run()
         }
         try BeamsInstanceTable.assign(appID: app.id, appKey: app.appKey, platform: app.platform, in: database)
@@ -131,6 +136,11 @@ enum AppTable {
                 throw invalid("fcm_*", "no complete FCM credential")
             }
             credentials = .fcmServiceAccount(json: json, projectID: projectID)
+        case Platform.web.rawValue:
+            guard let key = row.string(12), let subject = row.string(13) else {
+                throw invalid("web_*", "no complete VAPID credential")
+            }
+            credentials = .webPush(vapidPrivateKeyPEM: key, subject: subject)
         case let other:
             throw invalid("platform", other)
         }
@@ -142,6 +152,6 @@ enum AppTable {
         }
         return RegisteredApp(
             id: id, credentials: credentials, apnsTopic: row.string(9), apnsPushType: pushType,
-            sandbox: row.bool(11) ?? false, appKey: row.string(12))
+            sandbox: row.bool(11) ?? false, appKey: row.string(14))
     }
 }

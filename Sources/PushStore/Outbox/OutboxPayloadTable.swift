@@ -1,25 +1,26 @@
 import PushCore
 
-/// The SQL of `outbox_payloads`: one row per publish, the APNs half as columns and the FCM
-/// half as JSON text, shared by all of the publish's outbox rows.
+/// The SQL of `outbox_payloads`: one row per publish, the APNs and Web Push halves as columns
+/// and the FCM half as JSON text, shared by all of the publish's outbox rows.
 enum OutboxPayloadTable {
     /// What a claim needs of a payload, read once per payload per claim.
     struct Payload {
         var source: String
         var apns: APNsMessage?
         var fcm: FCMMessage?
+        var web: WebPushMessage?
     }
 
     private static let insertSQL = """
         INSERT INTO outbox_payloads (
             source, apns_payload, apns_push_type, apns_priority, apns_topic, apns_expiration,
-            apns_collapse_id, apns_id, fcm_message, created_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            apns_collapse_id, apns_id, fcm_message, web_payload, web_ttl, web_urgency, web_topic, created_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
         RETURNING id
         """
     private static let selectSQL = """
         SELECT source, apns_payload, apns_push_type, apns_priority, apns_topic, apns_expiration,
-            apns_collapse_id, apns_id, fcm_message
+            apns_collapse_id, apns_id, fcm_message, web_payload, web_ttl, web_urgency, web_topic
         FROM outbox_payloads
         WHERE id = ?
         """
@@ -51,7 +52,13 @@ enum OutboxPayloadTable {
                 // Sorted keys: the stored text is stable, so equal publishes read back equal.
                 try statement.bind(String(decoding: JSONValue.object(fcm.fields).encoded(), as: UTF8.self), at: 9)
             }
-            try statement.bind(now, at: 10)
+            if let web = message.web {
+                try statement.bind(web.payload, at: 10)
+                try statement.bind(Int64(web.ttl), at: 11)
+                try statement.bind(web.urgency?.rawValue, at: 12)
+                try statement.bind(web.topic, at: 13)
+            }
+            try statement.bind(now, at: 14)
             guard try statement.step() else {
                 throw DatabaseError.unexpected("the payload insert returned no id", sql: insertSQL)
             }
@@ -86,7 +93,17 @@ enum OutboxPayloadTable {
                 }
                 fcm = FCMMessage(fields: fields)
             }
-            return Payload(source: row.string(0) ?? "", apns: apns, fcm: fcm)
+            var web: WebPushMessage?
+            if let body = row.blob(9) {
+                var urgency: WebPushUrgency?
+                if let raw = row.string(11) {
+                    guard let parsed = WebPushUrgency(rawValue: raw) else { throw invalid("web_urgency", raw) }
+                    urgency = parsed
+                }
+                web = WebPushMessage(
+                    payload: body, ttl: Int(row.optionalInt64(10) ?? 0), urgency: urgency, topic: row.string(12))
+            }
+            return Payload(source: row.string(0) ?? "", apns: apns, fcm: fcm, web: web)
         }
     }
 

@@ -66,7 +66,7 @@ extension SQLStore {
                 if apns?.topic == nil, let topic = row.apnsTopic { apns?.topic = topic }
                 let notification = Notification(
                     appID: row.appID, token: row.token, deviceID: row.deviceID, sandbox: row.sandbox, apns: apns,
-                    fcm: payload.fcm)
+                    fcm: payload.fcm, web: payload.web)
                 deliveries.append(
                     OutboxDelivery(
                         id: row.id, payloadID: row.payloadID, attempts: Int(row.attempts) + 1,

@@ -116,6 +116,13 @@ public enum Migrator {
         guard !pending.isEmpty else { return [] }
         try database.execute(createTableSQL)
 
+        // Foreign keys are off while migrations run and checked before each one commits: a
+        // migration that rebuilds a table (SQLite cannot change a CHECK in place) drops the old
+        // one, and with foreign keys on that drop would cascade into every row referencing it.
+        // The pragma is a no-op inside a transaction, so it is set around them.
+        try database.execute("PRAGMA foreign_keys = OFF")
+        defer { try? database.execute("PRAGMA foreign_keys = ON") }
+
         var appliedFiles: [String] = []
         for migration in pending {
             let script = migration.sql
@@ -129,6 +136,7 @@ public enum Migrator {
                     }
                     if isApplied { return false }
                     try database.execute(script)
+                    try checkForeignKeys(database, after: migration)
                     try database.withStatement(recordSQL) {
                         try $0.bind(migration.version, at: 1)
                         try $0.bind(migration.name, at: 2)
@@ -143,6 +151,19 @@ public enum Migrator {
             }
         }
         return appliedFiles
+    }
+
+    /// Fails the migration (so it rolls back) when it left a row whose reference points
+    /// nowhere, which foreign keys would have refused had they been on.
+    private static func checkForeignKeys(_ database: Database, after migration: Migration) throws {
+        let orphan = try database.withStatement("PRAGMA foreign_key_check") { statement -> String? in
+            guard try statement.step() else { return nil }
+            return statement.string(0)
+        }
+        if let table = orphan {
+            throw DatabaseError(
+                extendedResultCode: 787, message: "\(migration.fileName) left rows in \(table) that reference nothing")
+        }
     }
 
     static func checkKnown(_ applied: [AppliedMigration], _ known: [Migration]) throws {

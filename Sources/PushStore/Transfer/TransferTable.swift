@@ -28,11 +28,8 @@ struct TransferTable: Sendable {
                 .text("id"), .text("platform"), .text("apns_team_id"), .text("apns_key_id"),
                 .text("apns_private_key_pem"), .text("apns_certificate_pem"), .text("apns_certificate_key_pem"),
                 .text("fcm_service_account_json"), .text("fcm_project_id"), .text("apns_topic"),
-                .text("apns_push_type"), .integer("sandbox"),
-                // Neither read nor written since 0004 (beams_instances holds the keys), always
-                // NULL; carried along so that the export is the whole table.
-                .text("app_key"),
-                .integer("created_at"), .integer("updated_at"),
+                .text("apns_push_type"), .integer("sandbox"), .integer("created_at"), .integer("updated_at"),
+                .text("web_vapid_private_key_pem"), .text("web_vapid_subject"),
             ],
             key: ["id"]),
         TransferTable(
@@ -100,6 +97,7 @@ struct TransferTable: Sendable {
                 .rowID("id", .payload), .text("source"), .blob("apns_payload"), .text("apns_push_type"),
                 .integer("apns_priority"), .text("apns_topic"), .integer("apns_expiration"),
                 .text("apns_collapse_id"), .text("apns_id"), .text("fcm_message"), .integer("created_at"),
+                .blob("web_payload"), .integer("web_ttl"), .text("web_urgency"), .text("web_topic"),
             ],
             key: ["id"]),
         TransferTable(

@@ -1,0 +1,80 @@
+import COpenSSL
+
+/// A web app's VAPID key (RFC 8292): the EC P-256 private key whose ES256 tokens tell push
+/// services which server sends, and whose public half browsers were given when they
+/// subscribed (`applicationServerKey`). A push service refuses a push signed by any other key.
+public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
+    let key: EVPKey
+
+    /// Loads a P-256 private key (PKCS#8 `PRIVATE KEY` PEM; SEC1 `EC PRIVATE KEY` too).
+    public init(pem: String) throws(CryptoError) {
+        let key = try PEMReader.privateKey(pem, expectedHeader: "-----BEGIN PRIVATE KEY-----")
+        guard key.isA("EC") else { throw .wrongKeyType(found: key.typeName, expected: "EC") }
+        guard key.isP256 else { throw .wrongCurve(found: key.curveName ?? "unknown", neededBy: "VAPID") }
+        self.key = key
+    }
+
+    private init(key: EVPKey) {
+        self.key = key
+    }
+
+    /// A new key from OpenSSL's random generator.
+    public static func generate() throws(CryptoError) -> VAPIDKey {
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw OpenSSLErrorQueue.error("EVP_PKEY_CTX_new_from_name")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 else {
+            throw OpenSSLErrorQueue.error("EVP_PKEY_keygen_init")
+        }
+        var generated: OpaquePointer?
+        guard EVP_PKEY_generate(context, &generated) == 1, let generated else {
+            throw OpenSSLErrorQueue.error("EVP_PKEY_generate")
+        }
+        return VAPIDKey(key: EVPKey(taking: generated))
+    }
+
+    /// The private key as PKCS#8 PEM, the form `init(pem:)` reads and the store keeps.
+    public func pem() throws(CryptoError) -> String {
+        OpenSSLErrorQueue.clear()
+        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error("BIO_new") }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PrivateKey(bio, key.pointer, nil, nil, 0, nil, nil) == 1 else {
+            throw OpenSSLErrorQueue.error("PEM_write_bio_PrivateKey")
+        }
+        return try MemoryBIO.readAll(bio)
+    }
+
+    /// The public key as an uncompressed point, `0x04 ‖ x ‖ y`: 65 bytes.
+    public func publicKey() throws(CryptoError) -> [UInt8] {
+        OpenSSLErrorQueue.clear()
+        var point = [UInt8](repeating: 0, count: 65)
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length) == 1,
+            length == 65, point[0] == 0x04
+        else { throw OpenSSLErrorQueue.error("EVP_PKEY_get_octet_string_param") }
+        return point
+    }
+
+    /// What browsers take as `applicationServerKey`, what Beams' web SDK fetches, and the `k`
+    /// of the VAPID header: the uncompressed point in unpadded base64url.
+    public func publicKeyBase64URL() throws(CryptoError) -> String {
+        Base64URL.encode(try publicKey())
+    }
+
+    public var algorithm: JWTAlgorithm { .es256 }
+
+    /// `r ‖ s`, 64 bytes, as JWS wants; OpenSSL's DER is converted.
+    public func signature(for message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let der = try DigestSignature.sign(message, with: key)
+        return try ECDSASignatureFormat.raw(fromDER: der)
+    }
+
+    public func publicKeyPEM() throws(CryptoError) -> String {
+        try key.publicKeyPEM()
+    }
+
+    /// Never the key itself: descriptions reach logs.
+    public var description: String { "VAPIDKey(EC P-256)" }
+}
