@@ -24,13 +24,6 @@ public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 }
 
-/// How APNs shows a push: the `apns-push-type` an app's pushes carry by default.
-public enum APNsPushType: String, Sendable, Codable, CaseIterable {
-    case alert
-    case voip
-    case background
-}
-
 /// What pushgate signs upstream requests with, per app.
 public enum AppCredentials: Sendable, Equatable {
     /// APNs token-based auth: the team id, the key id and the .p8 key (PEM, EC P-256).
@@ -56,7 +49,8 @@ public enum AppCredentials: Sendable, Equatable {
 public struct RegisteredApp: Sendable, Equatable {
     public var id: AppID
     public var credentials: AppCredentials
-    /// APNs topic (normally the bundle id; `….voip` for PushKit).
+    /// APNs topic: the bundle id with the suffix of `apnsPushType` (`APNsPushType.topic(bundleID:)`),
+    /// or what the operator gave.
     public var apnsTopic: String?
     public var apnsPushType: APNsPushType?
     /// Whether devices of this app use the APNs sandbox unless they say otherwise.

@@ -88,6 +88,53 @@ final class APNsRequestValidationTests: XCTestCase {
             ).status, 200)
     }
 
+    /// Each push type with a suffix goes only to a topic ending with it; pushtotalk only at
+    /// priority 10 with expiration 0. Apple's list, written out here apart from the mock's own.
+    func testPushTypesAndTheirTopics() throws {
+        let bundle = "com.example.pushgate"
+        let suffixes = [
+            "location": ".location-query", "voip": ".voip", "complication": ".complication",
+            "fileprovider": ".pushkit.fileprovider", "liveactivity": ".push-type.liveactivity",
+            "pushtotalk": ".voip-ptt", "widgets": ".push-type.widgets", "controls": ".push-type.controls",
+        ]
+        let open = try startAPNs { _ in }
+        defer { open.shutdown() }
+        func send(_ headers: [String: String]) throws -> MockHTTPResponseSummary {
+            let response = try open.send(providerToken: jwt, headers: headers)
+            return MockHTTPResponseSummary(status: response.status, reason: response.reason)
+        }
+        let ptt = ["apns-priority": "10", "apns-expiration": "0"]
+        for (type, suffix) in suffixes {
+            let extra = type == "pushtotalk" ? ptt : [:]
+            let right = try send(["apns-push-type": type, "apns-topic": bundle + suffix].merging(extra) { $1 })
+            XCTAssertEqual(right, MockHTTPResponseSummary(status: 200, reason: nil), type)
+            let bare = try send(["apns-push-type": type, "apns-topic": bundle].merging(extra) { $1 })
+            XCTAssertEqual(bare, MockHTTPResponseSummary(status: 400, reason: "InvalidPushType"), type)
+            let onlySuffix = try send(["apns-push-type": type, "apns-topic": suffix].merging(extra) { $1 })
+            XCTAssertEqual(onlySuffix.reason, "InvalidPushType", "\(type): a suffix alone names no app")
+        }
+        for type in ["alert", "background", "mdm"] {
+            let priority = type == "background" ? "5" : "10"
+            XCTAssertEqual(
+                try send(["apns-push-type": type, "apns-topic": bundle, "apns-priority": priority]).status, 200, type)
+        }
+        let pttTopic = bundle + ".voip-ptt"
+        XCTAssertEqual(
+            try send(["apns-push-type": "pushtotalk", "apns-topic": pttTopic, "apns-priority": "5", "apns-expiration": "0"]),
+            MockHTTPResponseSummary(status: 400, reason: "BadPriority"))
+        XCTAssertEqual(
+            try send(["apns-push-type": "pushtotalk", "apns-topic": pttTopic, "apns-expiration": "0"]).reason,
+            "BadPriority", "no priority is not 10")
+        XCTAssertEqual(
+            try send(["apns-push-type": "pushtotalk", "apns-topic": pttTopic, "apns-priority": "10"]),
+            MockHTTPResponseSummary(status: 400, reason: "BadExpirationDate"))
+        XCTAssertEqual(
+            try send([
+                "apns-push-type": "pushtotalk", "apns-topic": pttTopic, "apns-priority": "10",
+                "apns-expiration": "1900000000",
+            ]).reason, "BadExpirationDate")
+    }
+
     func testPayloads() throws {
         func payload(size: Int) -> [UInt8] {
             let prefix = #"{"aps":{"alert":""#
@@ -110,4 +157,9 @@ final class APNsRequestValidationTests: XCTestCase {
         XCTAssertEqual(recorded.outcome, .answered(status: 400, reason: "BadPriority"))
         XCTAssertEqual(apns.log.counters.byStatus, [400: 1])
     }
+}
+
+private struct MockHTTPResponseSummary: Equatable {
+    var status: Int
+    var reason: String?
 }

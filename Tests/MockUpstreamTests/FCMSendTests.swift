@@ -91,6 +91,37 @@ final class FCMSendTests: XCTestCase {
                 .status, 200)
     }
 
+    /// `message.android`'s delivery controls as Google's parser reads them.
+    func testAndroidControls() throws {
+        func send(_ android: String) throws -> CurlResponse {
+            try fcm.send(#"{"message":{"token":"t","android":\#(android)}}"#, accessToken: accessToken)
+        }
+        for accepted in [
+            #"{"ttl":"3600s","collapse_key":"score","priority":"HIGH"}"#, #"{"ttl":"0s","priority":"NORMAL"}"#,
+            #"{"ttl":"0.5s","priority":"high"}"#, #"{"restricted_package_name":"com.x"}"#,
+        ] {
+            XCTAssertEqual(try send(accepted).status, 200, accepted)
+        }
+        let cases: [(String, String)] = [
+            (#"{"ttl":3600}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), 3600"),
+            (#"{"ttl":"3600"}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"3600\""),
+            (#"{"ttl":"-1s"}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"-1s\""),
+            (#"{"ttl":"1.s"}"#, "Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"1.s\""),
+            (
+                #"{"priority":"urgent"}"#,
+                "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \"urgent\""
+            ),
+            (#"{"collapse_key":5}"#, "Invalid value at 'message.android.collapse_key' (TYPE_STRING), 5"),
+            (#""fast""#, "Invalid value at 'message.android' (type.googleapis.com/google.firebase.fcm.v1.AndroidConfig)"),
+        ]
+        for (android, message) in cases {
+            let response = try send(android)
+            XCTAssertEqual(response.status, 400, android)
+            XCTAssertEqual(response.fcmErrorCode, "INVALID_ARGUMENT", android)
+            XCTAssertEqual(response.googleError?["message"] as? String, message)
+        }
+    }
+
     func testScriptedTokenErrors() throws {
         let cases: [(FCMTokenOutcome, Int, String)] = [
             (.unregistered, 404, "NOT_FOUND"),

@@ -92,12 +92,56 @@ final class APNsRequestTests: XCTestCase {
     func testPriorityDefaultsByPushTypeAndAnExplicitOneWins() throws {
         let cases: [(APNsPushType?, Int?, String)] = [
             (.background, nil, "5"), (.alert, nil, "10"), (.voip, nil, "10"), (nil, nil, "10"), (.alert, 5, "5"),
-            (.background, 10, "10"),
+            (.background, 1, "1"), (.widgets, nil, "5"), (.pushtotalk, nil, "10"), (.liveactivity, 5, "5"),
         ]
         for (pushType, priority, expected) in cases {
             let request = try sentRequest(Fixtures.apnsPush(pushType: pushType, priority: priority))
             XCTAssertEqual(request.header("apns-priority"), expected, "\(String(describing: pushType)) \(String(describing: priority))")
         }
+    }
+
+    /// Every push type with its app's derived topic: the headers Apple asks for, pushtotalk
+    /// with the expiration 0 it must carry.
+    func testEachPushTypeGoesToItsTopicAtItsPriority() throws {
+        let expected: [APNsPushType: (topic: String, priority: String, expiration: String?)] = [
+            .alert: ("com.example.app", "10", nil), .background: ("com.example.app", "5", nil),
+            .location: ("com.example.app.location-query", "10", nil), .voip: ("com.example.app.voip", "10", nil),
+            .complication: ("com.example.app.complication", "10", nil),
+            .fileprovider: ("com.example.app.pushkit.fileprovider", "10", nil),
+            .liveactivity: ("com.example.app.push-type.liveactivity", "10", nil),
+            .pushtotalk: ("com.example.app.voip-ptt", "10", "0"),
+            .widgets: ("com.example.app.push-type.widgets", "5", nil),
+            .controls: ("com.example.app.push-type.controls", "10", nil),
+        ]
+        XCTAssertEqual(Set(expected.keys), Set(APNsPushType.allCases).subtracting([.mdm]))
+        for (type, want) in expected {
+            let app = Fixtures.apnsTokenApp(id: "com.example.app", pushType: type)
+            let request = try sentRequest(Fixtures.apnsPush(app: "com.example.app"), app: app)
+            XCTAssertEqual(request.header("apns-push-type"), type.rawValue)
+            XCTAssertEqual(request.header("apns-topic"), want.topic, "\(type)")
+            XCTAssertEqual(request.header("apns-priority"), want.priority, "\(type)")
+            XCTAssertEqual(request.header("apns-expiration"), want.expiration, "\(type)")
+        }
+        let mdm = Fixtures.apnsTokenApp(id: "com.example.app", topic: "com.apple.mgmt.External.1234", pushType: .mdm)
+        XCTAssertEqual(try sentRequest(Fixtures.apnsPush(app: "com.example.app"), app: mdm).header("apns-topic"), "com.apple.mgmt.External.1234")
+    }
+
+    func testControlsAppleWouldRefuseAreNotSent() {
+        let cases: [(PushCore.Notification, String)] = [
+            (Fixtures.apnsPush(pushType: .background, priority: 10), "BadPriority"),
+            (Fixtures.apnsPush(priority: 7), "BadPriority"),
+            (Fixtures.apnsPush(pushType: .pushtotalk, priority: 5), "BadPriority"),
+            (Fixtures.apnsPush(pushType: .pushtotalk, expiration: 1_900_000_000), "BadExpirationDate"),
+            (Fixtures.apnsPush(expiration: -1), "BadExpirationDate"),
+            (Fixtures.apnsPush(collapseID: String(repeating: "é", count: 33)), "BadCollapseId"),
+        ]
+        for (push, reason) in cases {
+            guard case .rejected(400, let text)? = send(push, app: Fixtures.apnsTokenApp()) else {
+                return XCTFail("\(reason): not rejected")
+            }
+            XCTAssertTrue(text.hasPrefix(reason + ": "), text)
+        }
+        XCTAssertTrue(transport.requests.isEmpty)
     }
 
     func testCertificateAppsPresentTheirCertificateAndNoBearer() throws {
@@ -112,7 +156,7 @@ final class APNsRequestTests: XCTestCase {
     func testPayloadLimitsAreEnforcedBeforeSending() {
         let cases: [(APNsPushType, Int, Bool)] = [
             (.alert, 4096, true), (.alert, 4097, false), (.background, 4097, false), (.voip, 5120, true),
-            (.voip, 5121, false),
+            (.voip, 5121, false), (.pushtotalk, 4097, false), (.liveactivity, 4096, true),
         ]
         for (pushType, size, accepted) in cases {
             let before = transport.requests.count

@@ -86,21 +86,24 @@ struct AppRegistration {
             throw CommandFailure("\(option) is for --platform web")
         }
         let credentials = certificateFile != nil ? try certificateCredentials() : try tokenCredentials()
-        let topic = self.topic ?? appID.rawValue
+        let type = try pushType.map(Self.pushType) ?? .alert
+        // The app id names the bundle id; each push type's topic is made from it
+        // (`APNsPushType.topic(bundleID:)`), except mdm's, which only the MDM certificate gives.
+        guard let topic = self.topic ?? type.topic(bundleID: appID.rawValue) else {
+            throw CommandFailure("--push-type mdm needs --topic: the topic in the MDM push certificate (its subject's UID)")
+        }
         guard Self.isValidTopic(topic) else {
             throw CommandFailure("--topic \(topic) is not a valid APNs topic (a bundle id: letters, digits, '.', '-', '_')")
         }
-        let type: APNsPushType
-        if let pushType {
-            guard let parsed = APNsPushType(rawValue: pushType) else {
-                throw CommandFailure("--push-type must be alert, voip or background, not \(pushType)")
-            }
-            type = parsed
-        } else {
-            type = .alert
-        }
         return RegisteredApp(
             id: appID, credentials: credentials, apnsTopic: topic, apnsPushType: type, sandbox: sandbox, appKey: appKey)
+    }
+
+    static func pushType(_ name: String) throws -> APNsPushType {
+        guard let type = APNsPushType(rawValue: name) else {
+            throw CommandFailure("--push-type must be one of \(APNsPushType.names), not \(name)")
+        }
+        return type
     }
 
     /// Token-based auth: the .p8 key with its team and key ids.

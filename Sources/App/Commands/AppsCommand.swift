@@ -13,7 +13,7 @@ struct AppsCommand: ParsableCommand {
             abstract: "Register an app (or update it with --replace).",
             discussion: """
                 APNs:  pushgate apps add --id ID --platform apns --team-id TEAM --key-id KID --key-file AuthKey_KID.p8 \
-                [--topic T] [--push-type alert|voip|background] [--sandbox] [--app-key K]
+                [--push-type TYPE] [--topic T] [--sandbox] [--app-key K]
                 APNs with a certificate:  pushgate apps add --id ID --platform apns \
                 (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password-file F|-]) [--topic T] …
                 FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
@@ -37,8 +37,8 @@ struct AppsCommand: ParsableCommand {
             name: .customLong("cert-password"),
             help: ArgumentHelp("Deprecated: the .p12 password itself, which the process list and shell history show; use --cert-password-file.", visibility: .hidden))
         var certPassword: String?
-        @Option(help: "APNs: the topic (bundle id; <bundle>.voip for PushKit). Default: the app id.") var topic: String?
-        @Option(name: .customLong("push-type"), help: "APNs: alert, voip or background. Default: alert.") var pushType: String?
+        @Option(help: "APNs: the topic. Default: the app id (the bundle id) with the push type's suffix (<bundle>.voip for voip, …); mdm needs it.") var topic: String?
+        @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: alert.") var pushType: String?
         @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
         @Option(name: .customLong("service-account"), help: "FCM: the service account JSON file.") var serviceAccount: String?
         @Option(name: .customLong("vapid-subject"), help: "Web: the contact push services see in every push (mailto:… or https://…).") var vapidSubject: String?

@@ -9,6 +9,12 @@ struct SendCommand: ParsableCommand {
             --json is the whole APNs payload for an APNs app, the FCM message's fields (data, \
             notification, android, apns) for an FCM app, and what the service worker receives for \
             a web app. The exit status is 0 only when the push was accepted upstream.
+            APNs: --push-type sends as another type than the app's, to that type's topic for the \
+            app's bundle id unless --topic names one; --priority (1, 5, 10), --expiration (Unix \
+            seconds, 0 for once only) and --collapse-id (at most 64 bytes) set Apple's headers, \
+            each checked as Apple checks it for the push type.
+            FCM: --ttl (seconds, at most four weeks), --collapse-key and --fcm-priority \
+            (normal, high) set the message's android options; --ttl is a web push's TTL too.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -17,6 +23,20 @@ struct SendCommand: ParsableCommand {
     @Option(help: "A visible alert with this text.") var alert: String?
     @Option(help: "The payload as JSON (see above).") var json: String?
     @Flag(help: "APNs: use the sandbox.") var sandbox = false
+    @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: the app's.") var pushType: String?
+    @Option(help: "APNs: the topic. Default: the app's, or the push type's for the app's bundle id.") var topic: String?
+    @Option(help: "APNs: apns-priority, 10 (at once), 5 (power-considerate) or 1. Default: by push type.") var priority: Int?
+    @Option(help: "APNs: apns-expiration, a Unix time in seconds; 0 delivers once only.") var expiration: Int?
+    @Option(name: .customLong("collapse-id"), help: "APNs: apns-collapse-id (at most 64 bytes).") var collapseID: String?
+    @Option(help: "FCM and web: how long the push service keeps the push for an offline device, in seconds.") var ttl: Int?
+    @Option(name: .customLong("collapse-key"), help: "FCM: the collapse key; a newer push with it replaces a pending one.") var collapseKey: String?
+    @Option(name: .customLong("fcm-priority"), help: "FCM: normal or high.") var fcmPriority: String?
+
+    private var controls: SendControls {
+        SendControls(
+            pushType: pushType, topic: topic, priority: priority, expiration: expiration, collapseID: collapseID,
+            ttl: ttl, collapseKey: collapseKey, fcmPriority: fcmPriority)
+    }
 
     func run() throws {
         guard (alert == nil) != (json == nil) else { throw CommandFailure("give either --alert TEXT or --json PAYLOAD") }
@@ -27,8 +47,12 @@ struct SendCommand: ParsableCommand {
         }
         let deviceToken = try Self.parseToken(token, platform: registered.platform)
         let (apns, fcm, web) = try message()
-        let notification = Notification(
-            appID: appID, token: deviceToken, sandbox: sandbox ? true : nil, apns: apns, fcm: fcm, web: web)
+        var notification = Notification(appID: appID, token: deviceToken, sandbox: sandbox ? true : nil)
+        switch registered.platform {
+        case .apns: notification.apns = try controls.applied(to: apns, app: registered)
+        case .fcm: notification.fcm = try controls.applied(to: fcm, app: registered)
+        case .web: notification.web = try controls.applied(to: web, app: registered)
+        }
         let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
         defer { stack.stop() }

@@ -5,7 +5,18 @@ enum APNsHeaderRules {
     /// `apns-push-type` values Apple lists.
     static let pushTypes: Set<String> = [
         "alert", "background", "voip", "complication", "fileprovider", "mdm", "liveactivity", "location",
-        "pushtotalk", "widgets",
+        "pushtotalk", "widgets", "controls",
+    ]
+
+    /// What the topic of each push type must end with: Apple's "the apns-topic header field must
+    /// use your app's bundle ID with … appended". alert and background go to the bundle id
+    /// itself and mdm to the MDM certificate's topic, so they have no suffix to check. Written
+    /// here apart from pushgate's own table (`APNsPushType`): the mock states Apple's rules
+    /// independently, so a mistake in pushgate's shows up as a refusal.
+    static let topicSuffixes: [String: String] = [
+        "location": ".location-query", "voip": ".voip", "complication": ".complication",
+        "fileprovider": ".pushkit.fileprovider", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
+        "widgets": ".push-type.widgets", "controls": ".push-type.controls",
     ]
 
     /// Headers that may appear once only (`DuplicateHeaders`).
@@ -55,14 +66,26 @@ enum APNsHeaderRules {
                 return .badPriority
             }
         }
+        // A push-to-talk push must be immediate: priority 10 and expiration 0 ("Creating a
+        // Push to Talk app"). Apple documents no reason for either; these are the nearest.
+        if pushType == "pushtotalk", headers["apns-priority"] != "10" { return .badPriority }
         if let expiration = headers["apns-expiration"] {
             guard !expiration.isEmpty, expiration.utf8.allSatisfy({ (48...57).contains($0) }) else {
                 return .badExpirationDate
             }
         }
+        if pushType == "pushtotalk", headers["apns-expiration"] != "0" { return .badExpirationDate }
         if let collapseID = headers["apns-collapse-id"], collapseID.utf8.count > 64 { return .badCollapseId }
         if let id = headers["apns-id"], !isCanonicalUUID(id) { return .badMessageId }
         return nil
+    }
+
+    /// A topic that does not end with its push type's suffix (`topicSuffixes`). Apple documents
+    /// no reason for the mismatch; the mock answers `InvalidPushType`, which a client treats as
+    /// any other 400 and which, unlike `DeviceTokenNotForTopic`, does not cost the token.
+    static func pushTypeProblem(pushType: String?, topic: String) -> APNsReason? {
+        guard let pushType, let suffix = topicSuffixes[pushType] else { return nil }
+        return topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count ? nil : .invalidPushType
     }
 
     /// `8-4-4-4-12` hex digits, either case.

@@ -118,6 +118,9 @@ final class APNsResponder: MockResponder {
             return .refused(.missingTopic)
         }
         if let problem = topicProblem(topic, usesCertificate: usesCertificate) { return .refused(problem) }
+        if let problem = APNsHeaderRules.pushTypeProblem(pushType: headers["apns-push-type"], topic: topic) {
+            return .refused(problem)
+        }
 
         if let problem = APNsHeaderRules.payloadProblem(
             request.body, truncated: request.bodyTruncated, pushType: headers["apns-push-type"],

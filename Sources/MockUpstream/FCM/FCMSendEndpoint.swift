@@ -119,6 +119,9 @@ final class FCMSendEndpoint: Sendable {
                     field: "message.data[\(index)].value")
             }
         }
+        if let android = message["android"], let problem = Self.androidProblem(android) {
+            return invalidArgument(answer, problem.message, field: problem.field)
+        }
 
         if let token = answer.deviceToken, let outcome = outcomes.withLock({ $0[token] }) {
             answer.response = EndpointAnswer.json(
@@ -133,6 +136,43 @@ final class FCMSendEndpoint: Sendable {
         answer.response = EndpointAnswer.json(
             200, JSONValue.object(["name": .string("projects/\(project)/messages/\(id)")]).encoded())
         return answer
+    }
+
+    /// The first field of `message.android` that Google's parser refuses: `ttl` is a protobuf
+    /// Duration in JSON ("3600s", "0.5s"), `priority` the AndroidMessagePriority enum,
+    /// `collapse_key` a string. The messages follow Google's "Invalid value at …" form.
+    static func androidProblem(_ android: JSONValue) -> (field: String, message: String)? {
+        guard let config = android.objectValue else {
+            return (
+                "message.android",
+                "Invalid value at 'message.android' (type.googleapis.com/google.firebase.fcm.v1.AndroidConfig)"
+            )
+        }
+        func refused(_ name: String, _ type: String) -> (field: String, message: String) {
+            let value = String(decoding: config[name]!.encoded(), as: UTF8.self)
+            return ("message.android.\(name)", "Invalid value at 'message.android.\(name)' (\(type)), \(value)")
+        }
+        if let ttl = config["ttl"], !(ttl.stringValue.map(isDuration) ?? false) {
+            return refused("ttl", "type.googleapis.com/google.protobuf.Duration")
+        }
+        // Google's own examples write the enum in lower case, and it takes that too.
+        if let priority = config["priority"], !["NORMAL", "HIGH"].contains(priority.stringValue?.uppercased() ?? "") {
+            return refused("priority", "type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority")
+        }
+        if let collapseKey = config["collapse_key"], collapseKey.stringValue == nil {
+            return refused("collapse_key", "TYPE_STRING")
+        }
+        return nil
+    }
+
+    /// Seconds with up to nine decimals and an `s`, not negative (FCM takes no negative TTL).
+    static func isDuration(_ text: String) -> Bool {
+        guard text.hasSuffix("s") else { return false }
+        let number = text.dropLast().split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(number.count), !number[0].isEmpty, number[0].utf8.count <= 12 else { return false }
+        let digits = { (part: Substring) in part.utf8.allSatisfy { (48...57).contains($0) } }
+        guard digits(number[0]) else { return false }
+        return number.count == 1 || ((1...9).contains(number[1].utf8.count) && digits(number[1]))
     }
 
     /// Google's 401 messages, without and with a bad credential.

@@ -37,7 +37,7 @@ struct BeamsPublish: Equatable {
 
         switch body.fields["apns"] {
         case nil, .null?: apns = nil
-        case .object(let payload)?: apns = APNsMessage(payload: JSONValue.object(payload).encoded())
+        case .object(let payload)?: apns = try BeamsPushControls.apns(payload)
         default: throw .unprocessable("apns must be an object: the APNs payload ({\"aps\": {…}}).")
         }
         switch body.fields["fcm"] {
@@ -50,7 +50,7 @@ struct BeamsPublish: Equatable {
             guard fields["token"] == nil, fields["topic"] == nil, fields["condition"] == nil else {
                 throw .unprocessable("fcm must not name its target (token, topic, condition): interests do.")
             }
-            fcm = FCMMessage(fields: fields)
+            fcm = try BeamsPushControls.fcm(fields)
         default: throw .unprocessable("fcm must be an object: the FCM message fields (notification, data, android, …).")
         }
         switch body.fields["web"] {

@@ -56,12 +56,18 @@ public final class APNsClient: PlatformDeliverer {
             return completion(.rejected(status: 400, reason: "MissingPayload: the push has no APNs payload"))
         }
         let pushType = APNsRequest.pushType(message, app: app)
-        let limit = APNsRequest.payloadLimit(for: pushType)
+        let limit = pushType.payloadLimit
         guard message.payload.count <= limit else {
             return completion(
                 .rejected(
                     status: 413,
                     reason: "PayloadTooLarge: \(message.payload.count) bytes, APNs takes \(limit) for \(pushType.rawValue)"))
+        }
+        // Apple would refuse these too; refusing here keeps a provider connection's requests
+        // to the ones that can be delivered.
+        if let refusal = APNsControlRefusal.check(message, pushType: pushType) {
+            return completion(
+                .rejected(status: 400, reason: "\(refusal.appleReason): \(refusal.control.rawValue) \(refusal.detail)"))
         }
         let authentication: APNsAuthentication
         switch credentials.apnsAuthentication(for: app) {

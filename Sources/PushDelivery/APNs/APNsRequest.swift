@@ -3,24 +3,28 @@ import PushCore
 /// Builds the provider API request for one push: `POST /3/device/<hex token>` with the headers
 /// Apple reads. (developer.apple.com, "Sending notification requests to APNs".)
 enum APNsRequest {
-    /// Apple's payload limits: 4 KB, 5 KB for VoIP pushes.
-    static func payloadLimit(for pushType: APNsPushType) -> Int {
-        pushType == .voip ? 5120 : 4096
-    }
-
     /// The push type a message goes out with: its own, else the app's, else alert.
     static func pushType(_ message: APNsMessage, app: RegisteredApp) -> APNsPushType {
         message.pushType ?? app.apnsPushType ?? .alert
     }
 
-    /// Background pushes must be sent at priority 5; everything else defaults to 10 (at once).
+    /// The message's priority, else its type's (`APNsPushType.defaultPriority`).
     static func priority(_ message: APNsMessage, pushType: APNsPushType) -> Int {
-        message.priority ?? (pushType == .background ? 5 : 10)
+        message.priority ?? pushType.defaultPriority
     }
 
-    /// The message's topic, else the app's, else the app id (which names the bundle id for most).
+    /// The message's expiration, else the one its type requires (0 for push-to-talk), else none.
+    static func expiration(_ message: APNsMessage, pushType: APNsPushType) -> Int? {
+        message.expiration ?? pushType.requiredExpiration
+    }
+
+    /// The message's topic, else the app's, else the app id (which names the bundle id for
+    /// most) made into the topic of the app's push type. A message of another push type keeps
+    /// the app's topic: the device's token belongs to it (a PushKit token is no good for the
+    /// bundle id's topic), so `pushgate send` names the topic when it changes the type.
     static func topic(_ message: APNsMessage, app: RegisteredApp) -> String {
-        message.topic ?? app.apnsTopic ?? app.id.rawValue
+        if let topic = message.topic ?? app.apnsTopic { return topic }
+        return (app.apnsPushType ?? .alert).topic(bundleID: app.id.rawValue) ?? app.id.rawValue
     }
 
     static func make(
@@ -34,7 +38,7 @@ enum APNsRequest {
         headers.append(HTTPHeader("apns-topic", topic(message, app: app)))
         headers.append(HTTPHeader("apns-push-type", pushType.rawValue))
         headers.append(HTTPHeader("apns-priority", String(priority(message, pushType: pushType))))
-        if let expiration = message.expiration { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
+        if let expiration = expiration(message, pushType: pushType) { headers.append(HTTPHeader("apns-expiration", String(expiration))) }
         if let collapseID = message.collapseID { headers.append(HTTPHeader("apns-collapse-id", collapseID)) }
         if let id = message.id { headers.append(HTTPHeader("apns-id", id)) }
         headers.append(HTTPHeader("content-type", "application/json"))
