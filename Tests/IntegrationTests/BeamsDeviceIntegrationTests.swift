@@ -11,12 +11,23 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
     static let instance = "1b880590-6301-4bb5-b34f-45db1c5f5644"
     static let device = "/device_api/v1/instances/\(instance)"
 
+    var push: MockWebPush!
+
     override func setUpWithError() throws {
         try super.setUpWithError()
-        // Web subscriptions on a push service that resolves nowhere: no push leaves the machine.
-        try startPushgate(environment: ["PUSHGATE_WEBPUSH_ENDPOINTS": "https://push.example.invalid"])
+        var configuration = MockWebPushConfiguration()
+        configuration.eventLoopThreads = 1
+        push = try MockWebPush(configuration: configuration)
+        // The mock push service is the one listed: no web push leaves the machine.
+        try startPushgate(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm, webPush: push))
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.instance])
         try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.instance])
+    }
+
+    override func tearDown() {
+        super.tearDown()
+        push?.shutdown()
+        push = nil
     }
 
     static func token(_ n: Int) -> String { String(format: "%064x", n) }
@@ -232,9 +243,10 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         let key = try XCTUnwrap(json(vapid)["vapidPublicKey"] as? String)
         XCTAssertTrue(try pushgate.cli(["apps", "list"]).stdout.contains(key), "the web app's own public key")
 
-        let endpoint = "https://push.example.invalid/wpush/v2/gAAAAABk"
+        let subscription = try push.createSubscription()
+        let token = Data(subscription.json.utf8).base64EncodedString()
         let registered = try call(
-            "POST", "\(Self.device)/devices/web", #"{"token":"\#(Self.webToken(endpoint: endpoint))","metadata":{"sdkVersion":"2.1.0"}}"#)
+            "POST", "\(Self.device)/devices/web", #"{"token":"\#(token)","metadata":{"sdkVersion":"2.1.0"}}"#)
         XCTAssertEqual(registered.status, 200, registered.text)
         let id = try XCTUnwrap(json(registered)["id"] as? String)
         XCTAssertTrue(id.hasPrefix("web-"), id)
@@ -250,12 +262,27 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             try call("POST", "\(Self.device)/devices/web", #"{"token":"eyJmb28iOiJiYXIifQ=="}"#), 400, "Bad request",
             contains: "PushSubscription")
 
-        // A publish with only a web half is one for this instance (its payload: BeamsWebPublishTests).
+        // A publish's web half reaches the browser with what the Beams service worker needs.
         let published = try send(
             "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/interests",
-            #"{"interests":["a=b"],"web":{"notification":{"title":"Hi"}}}"#)
+            #"{"interests":["a=b"],"web":{"notification":{"title":"Hi"},"data":{"k":"v"},"time_to_live":600}}"#)
         XCTAssertEqual(published.status, 200, published.text)
-        XCTAssertNotNil(try json(published)["publishId"] as? String)
+        let publishID = try XCTUnwrap(json(published)["publishId"] as? String)
+        try waitForEmptyOutbox()
+        let delivered = try XCTUnwrap(push.messages(for: subscription).first, "\(push.requests.map(\.outcome))")
+        XCTAssertEqual(delivered.ttl, 600)
+        XCTAssertEqual(
+            try JSONValue.parse(delivered.plaintext),
+            .object([
+                "notification": .object(["title": .string("Hi")]),
+                "data": .object([
+                    "k": .string("v"),
+                    "pusher": .object([
+                        "instanceId": .string(Self.instance), "publishId": .string(publishID),
+                        "hasDisplayableContent": .bool(true), "hasData": .bool(true),
+                    ]),
+                ]),
+            ]))
 
         // stop(): the id encoded, 200, and gone.
         XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/web/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").status, 200)
