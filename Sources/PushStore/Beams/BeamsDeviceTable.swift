@@ -18,6 +18,11 @@ enum BeamsDeviceTable {
         SELECT interest FROM beams_interests WHERE client_id = ?1 AND interest > ?2 ORDER BY interest LIMIT ?3
         """
     private static let bindUserSQL = "UPDATE beams_clients SET user_id = ?2, updated_at = ?3 WHERE id = ?1"
+    // Two devices bound to one user at once must not both see room for one more: PostgreSQL
+    // serialises the binds of a user on a lock held to the transaction's end; SQLite has one
+    // writer anyway.
+    private static let lockUserSQL = EngineSQL(
+        sqlite: "SELECT length(?1)", postgresql: "SELECT pg_advisory_xact_lock(hashtext(CAST(?1 AS text)))")
     private static let userDevicesSQL = "SELECT count(*) FROM beams_clients WHERE user_id = ?1 AND app_id = ?2"
     private static let deleteUserSQL = EngineSQL(
         sqlite: """
@@ -116,6 +121,14 @@ enum BeamsDeviceTable {
             try $0.bind(userID, at: 2)
             try $0.bind(now, at: 3)
             try $0.run()
+        }
+    }
+
+    /// Holds the binds of `userID` back until this transaction ends (see `lockUserSQL`).
+    static func lockUser(_ userID: String, in database: some SQLConnection) throws {
+        try database.withStatement(lockUserSQL) { row in
+            try row.bind(userID, at: 1)
+            _ = try row.step()
         }
     }
 

@@ -72,6 +72,7 @@ extension SQLStore {
             case _?: return .otherUser
             case nil: break
             }
+            try BeamsDeviceTable.lockUser(userID, in: database)
             let bound = try BeamsDeviceTable.deviceCount(userID: userID, appID: stored.client.app.id, in: database)
             guard bound < BeamsLimits.devicesPerUser else { return .tooManyDevices }
             try BeamsDeviceTable.bindUser(clientID: clientID, userID: userID, now: now, in: database)
