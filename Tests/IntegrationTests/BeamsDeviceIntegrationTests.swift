@@ -137,6 +137,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         XCTAssertEqual(try call("DELETE", fcmDevice).status, 200)
         try assertBeamsError(try call("GET", fcmDevice), 404, "Not found")
         XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/fcm/never-registered").status, 200)
+        XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/fcm/not%20one%20of%20ours").status, 200)
+        try assertBeamsError(try call("GET", "\(Self.device)/devices/fcm/not%20one%20of%20ours"), 404, "Not found")
 
         // The browser's CORS preflight, answered by nginx; answers carry the origin.
         let preflight = try call(

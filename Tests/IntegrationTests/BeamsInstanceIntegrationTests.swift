@@ -141,7 +141,7 @@ final class BeamsInstanceIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
         let path = "/publish_api/v1/instances/\(Self.key)/publishes"
         let many = (0...100).map { #""i\#($0)""# }.joined(separator: ",")
         let cases: [(interests: String, fragment: String)] = [
-            (#"["news","private-news"]"#, #"interests[1] "private-news" is not an interest name: the hyphen (-) is reserved"#),
+            (#"["news","private:news"]"#, #"interests[1] "private:news" is not an interest name: ':' is not allowed"#),
             (#"["news",""]"#, #"interests[1] "" is not an interest name: it is empty"#),
             (#"["news","\#(String(repeating: "n", count: 165))"]"#, "it has 165 characters, over the limit of 164"),
             (#"[]"#, "interests must name 1 to 100 interests; it names 0"),

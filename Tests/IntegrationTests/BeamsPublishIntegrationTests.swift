@@ -154,7 +154,7 @@ final class BeamsPublishIntegrationTests: BeamsTestCase {
         try assertBeamsError(
             try publish(#"{"interests":["\#(String(repeating: "a", count: 165))"],"apns":{"aps":{}}}"#), 422,
             "Unprocessable Entity", contains: "164")
-        try assertBeamsError(try publish(#"{"interests":["news"]}"#), 422, "Unprocessable Entity", contains: "At least one of apns or fcm")
+        try assertBeamsError(try publish(#"{"interests":["news"]}"#), 422, "Unprocessable Entity", contains: "At least one of apns, fcm or web")
         try assertBeamsError(try publish(#"{"interests":["news"],"web":{"notification":{}}}"#), 422, "Unprocessable Entity")
         try assertBeamsError(try publish(#"{"interests":["news"],"apns":"x"}"#), 422, "Unprocessable Entity", contains: "apns must be an object")
         try assertBeamsError(

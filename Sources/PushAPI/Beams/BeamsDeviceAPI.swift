@@ -69,6 +69,10 @@ public struct BeamsDeviceAPI: DialectHandler {
             return try register(path, BeamsJSONBody(request))
         case .device(let id):
             try require(request, ["GET", "DELETE"])
+            guard let id else {
+                if request.method == "DELETE" { return .emptyOK }
+                throw BeamsError.notFound("Could not find the device.")
+            }
             if request.method == "DELETE" { return try delete(path, id: id) }
             return try device(path, id: id)
         case .token(let id):
@@ -139,7 +143,7 @@ public struct BeamsDeviceAPI: DialectHandler {
     /// `DELETE …/devices/{platform}/{id}`: 200 whether or not the device existed (the Android
     /// SDK retries any other status for ever, the web SDK's `stop()` fails on it).
     private func delete(_ path: BeamsDevicePath, id: String) throws -> Response {
-        if let device = try? self.device(path, id) {
+        if let device = try findDevice(path, id) {
             _ = try store.deleteBeamsDevice(id: device.client.id)
         }
         return .emptyOK
@@ -256,9 +260,14 @@ public struct BeamsDeviceAPI: DialectHandler {
     /// The device of the path: registered under the path's instance and platform, else a 404
     /// (the SDKs then register again).
     private func device(_ path: BeamsDevicePath, _ id: String) throws -> BeamsDevice {
+        guard let device = try findDevice(path, id) else { throw BeamsError.notFound("Could not find the device.") }
+        return device
+    }
+
+    private func findDevice(_ path: BeamsDevicePath, _ id: String) throws -> BeamsDevice? {
         guard let device = try store.beamsDevice(id: id), device.client.app.appKey == path.instanceID,
             device.client.app.platform == path.platform
-        else { throw BeamsError.notFound("Could not find the device.") }
+        else { return nil }
         return device
     }
 

@@ -10,8 +10,9 @@ struct BeamsDevicePath: Equatable {
         case vapidPublicKey
         /// `…/devices/{platform}`
         case devices
-        /// `…/devices/{platform}/{id}`
-        case device(id: String)
+        /// `…/devices/{platform}/{id}`; nil for an id this server cannot have issued (a delete
+        /// of it still succeeds, as for any unknown device).
+        case device(id: String?)
         /// `…/devices/{platform}/{id}/token`, `…/metadata`, `…/user`, `…/interests`
         case token(id: String)
         case metadata(id: String)
@@ -54,7 +55,7 @@ struct BeamsDevicePath: Equatable {
         platform = named
         switch parts.count {
         case 3: resource = .devices
-        case 4: resource = .device(id: try Self.deviceID(parts[3]))
+        case 4: resource = .device(id: try? Self.deviceID(parts[3]))
         case 5:
             let id = try Self.deviceID(parts[3])
             switch parts[4] {
