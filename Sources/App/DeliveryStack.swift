@@ -25,7 +25,7 @@ final class DeliveryStack: Sendable {
             catalog: catalog, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),
-                fcmURL: configuration.fcmURL),
+                fcmURL: configuration.fcmURL, webPushEndpoints: configuration.webPushEndpoints),
             providerTokens: ProviderTokenCache(archive: providerTokenArchive, logger: logger), accessTokens: accessTokens,
             events: events, metrics: metrics,
             logger: logger)

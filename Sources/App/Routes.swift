@@ -57,6 +57,11 @@ enum Routes {
                 deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger)),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
+        let beamsDevices = BeamsDeviceAPI(
+            store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
+            now: { Int64(Date().timeIntervalSince1970) }, webPushEndpoints: services.configuration.webPushEndpoints,
+            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() })
+        let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
         // Each request logs on a logger of its own made from services.logger, with its id.
         return Router(routes: OperatorEndpoints.routes(store: store, services: services) + [
             .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
@@ -78,11 +83,19 @@ enum Routes {
             .init(prefix: PushRegistrations.path, handler: cospace),
             .init(prefix: Pnm2Gateway.prefix, handler: pnm2),
             .init(prefix: BeamsClientAPI.prefix, handler: BeamsClientAPI(store: store, identifiers: identifiers)),
+            .init(prefix: BeamsDeviceAPI.prefix, handler: beamsDevices),
+            .init(prefix: BeamsDeviceAPI.overridePrefix, handler: beamsDevices),
             .init(
                 prefix: BeamsPublishAPI.prefix,
-                handler: SenderOnly(
-                    BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
-                    senders: senders)),
+                handler: BeamsPublishing(
+                    interests: SenderOnly(
+                        BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
+                        senders: senders),
+                    users: SenderOnly(
+                        BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
+                        senders: senders))),
+            .init(prefix: BeamsUserAPI.prefix, handler: beamsUsers),
+            .init(prefix: BeamsUserAPI.nodePrefix, handler: beamsUsers),
         ], logger: services.logger)
     }
 }

@@ -8,12 +8,19 @@ public struct SenderKey: Sendable, Equatable {
     public var revokedAt: Int64?
     /// What the key may reach.
     public var scope: SenderScope
+    /// Whether the store keeps the key itself, which Beams tokens (HS256) are verified
+    /// with: true for keys made since the store could, false for digest-only keys.
+    public var verifiesBeamsTokens: Bool
 
-    public init(name: String, createdAt: Int64, revokedAt: Int64?, scope: SenderScope = .unrestricted) {
+    public init(
+        name: String, createdAt: Int64, revokedAt: Int64?, scope: SenderScope = .unrestricted,
+        verifiesBeamsTokens: Bool = false
+    ) {
         self.name = name
         self.createdAt = createdAt
         self.revokedAt = revokedAt
         self.scope = scope
+        self.verifiesBeamsTokens = verifiesBeamsTokens
     }
 }
 

@@ -25,6 +25,12 @@ public enum CryptoError: Error, Equatable, Sendable {
     case certificateExpired(notAfter: String)
     /// A PKCS#12 file that could not be opened: wrong password, or not PKCS#12.
     case unreadablePKCS12(String)
+    /// A public key in raw form (a Web Push subscription's `p256dh`) that is not a P-256 point.
+    case invalidPublicKey(String)
+    /// A raw private scalar that is not a P-256 private key.
+    case invalidPrivateKey(String)
+    /// A Web Push body that cannot be decrypted: malformed, or not for these keys.
+    case undecryptable(String)
 }
 
 extension CryptoError: CustomStringConvertible, LocalizedError {
@@ -52,6 +58,12 @@ extension CryptoError: CustomStringConvertible, LocalizedError {
             return "the certificate expired on \(notAfter)"
         case .unreadablePKCS12(let reason):
             return "cannot open the PKCS#12 file: \(reason)"
+        case .invalidPublicKey(let reason):
+            return "invalid public key: \(reason)"
+        case .invalidPrivateKey(let reason):
+            return "invalid private key: \(reason)"
+        case .undecryptable(let reason):
+            return "cannot decrypt: \(reason)"
         }
     }
 

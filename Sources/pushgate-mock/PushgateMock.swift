@@ -6,6 +6,6 @@ import ArgumentParser
 struct PushgateMock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushgate-mock",
-        abstract: "Run a mock APNs or FCM server (test-only TLS identity) until SIGTERM or SIGINT.",
-        subcommands: [APNsCommand.self, FCMCommand.self])
+        abstract: "Run a mock APNs, FCM or Web Push server (test-only TLS identity) until SIGTERM or SIGINT.",
+        subcommands: [APNsCommand.self, FCMCommand.self, WebPushCommand.self])
 }

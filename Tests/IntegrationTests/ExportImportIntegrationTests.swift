@@ -354,7 +354,7 @@ final class ExportImportIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         var lines = [try cli(source, ["export"]).stdout.split(separator: "\n").first.map(String.init) ?? ""]
         let count = 2_500
         for index in 0..<count {
-            lines.append(#"{"type":"sender_key","name":"key-\#(index)","key_hash":"\#(String(format: "%064x", index))","created_at":1700000000,"revoked_at":null,"app_scope":null,"dialect_scope":null,"is_operator":0}"#)
+            lines.append(#"{"type":"sender_key","name":"key-\#(index)","key_hash":"\#(String(format: "%064x", index))","created_at":1700000000,"revoked_at":null,"app_scope":null,"dialect_scope":null,"is_operator":0,"beams_secret":null}"#)
         }
         lines.append(#"{"type":"end","rows":\#(count)}"#)
         let path = folder.appendingPathComponent("many.jsonl").path

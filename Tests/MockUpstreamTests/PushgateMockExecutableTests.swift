@@ -127,4 +127,35 @@ final class PushgateMockExecutableTests: XCTestCase {
         XCTAssertTrue(output.contains("requests 2 (200: 2)"), output)
         XCTAssertTrue(output.contains("token requests 1, access tokens issued 1"), output)
     }
+
+    func testWebPushCommandPrintsSubscriptionsAndDecryptedMessages() throws {
+        var mock = try start(["webpush", "--subscriptions", "1", "--gone-subscriptions", "1"])
+        while mock.text.split(separator: "\n").count < 3 {
+            let chunk = mock.output.availableData
+            if chunk.isEmpty { break }
+            mock.text += String(decoding: chunk, as: UTF8.self)
+        }
+        func subscription(_ prefix: String) throws -> MockWebPushSubscription {
+            let line = try XCTUnwrap(mock.text.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }, mock.text)
+            let json = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(line.dropFirst(prefix.count + 1).utf8)) as? [String: Any])
+            let endpoint = try XCTUnwrap(json["endpoint"] as? String)
+            let keys = try XCTUnwrap(json["keys"] as? [String: String])
+            return MockWebPushSubscription(
+                id: String(endpoint.split(separator: "/").last ?? ""), endpoint: endpoint,
+                p256dh: try XCTUnwrap(keys["p256dh"].flatMap(Base64URL.decode)),
+                auth: try XCTUnwrap(keys["auth"].flatMap(Base64URL.decode)))
+        }
+        let key = try VAPIDKey.generate()
+        var send = WebPushSend(to: try subscription("subscription"), key: key)
+        send.plaintext = Array("hello from the test".utf8)
+        XCTAssertEqual(try send.post().status, 201)
+        XCTAssertEqual(try WebPushSend(to: try subscription("gone-subscription"), key: key).post().status, 410)
+
+        let output = mock.stop()
+        XCTAssertEqual(mock.process.terminationStatus, 0)
+        XCTAssertTrue(output.contains("ttl=60 hello from the test"), output)
+        XCTAssertTrue(output.contains("requests 2 (201: 1, 410: 1)"), output)
+        XCTAssertTrue(output.contains("messages 1"), output)
+    }
 }

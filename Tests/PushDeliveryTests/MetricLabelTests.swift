@@ -34,6 +34,18 @@ final class MetricLabelTests: XCTestCase {
         XCTAssertEqual(labels.reason, "UNREGISTERED")
     }
 
+    /// Push services share no reason words: the verdict's word, whatever the service wrote.
+    func testWebPushAnswersBecomeTheVerdictsWord() {
+        XCTAssertEqual(MeasuredTransport.labels(reply(201, ""), provider: .web).status, "201")
+        XCTAssertEqual(MeasuredTransport.labels(reply(201, ""), provider: .web).reason, "ok")
+        XCTAssertEqual(
+            MeasuredTransport.labels(reply(410, #"{"errno":103,"message":"Gone \#(UUID())"}"#), provider: .web).reason,
+            "Gone")
+        XCTAssertEqual(MeasuredTransport.labels(reply(403, #"{"reason":"BadJwtToken"}"#), provider: .web).reason, "Forbidden")
+        XCTAssertEqual(MeasuredTransport.labels(reply(429, "<html>slow</html>"), provider: .web).reason, "TooManyRequests")
+        XCTAssertEqual(MeasuredTransport.labels(reply(418, "teapot"), provider: .web).reason, "Refused")
+    }
+
     func testWhatNoDocumentNamesIsOther() {
         // A made-up reason, markup, a long text, a body that is no JSON: never a label of its own.
         for body in [#"{"reason":"Whatever-\#(UUID().uuidString)"}"#, #"{"reason":"<b>x</b>"}"#, "not json", ""] {

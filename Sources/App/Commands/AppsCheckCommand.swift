@@ -70,17 +70,20 @@ extension AppsCommand {
             }
         }
 
-        /// Push services answer only for a real subscription, so the check is the key's own: a
-        /// VAPID token signed with it verifies against the public key browsers subscribed with.
+        /// Push services answer only for a real subscription, so the check is the key's own: the
+        /// `Authorization` header delivery sends, read back as a push service reads it, verifies
+        /// against its `k`, the public key browsers subscribed with. (What the services last
+        /// said to this app's pushes is `doctor`'s.)
         private func checkWebPush(_ app: RegisteredApp, pem: String, subject: String) throws {
             do {
                 let key = try VAPIDKey(pem: pem)
-                let claims: [String: JSONValue] = [
-                    "aud": .string("https://push.example"), "exp": .number(Date().timeIntervalSince1970.rounded() + 3600),
-                    "sub": .string(subject),
-                ]
-                let token = try JWT.sign(header: ["typ": .string("JWT")], claims: claims, using: key)
-                guard try JWT.verify(token, publicKeyPEM: key.publicKeyPEM()) else {
+                let expiresAt = Int(Date().timeIntervalSince1970) + 3600
+                let token = try VAPIDToken.sign(
+                    audience: "https://push.example", subject: subject, expiresAt: expiresAt, key: key)
+                let header = try VAPIDToken.authorization(token: token, key: key)
+                guard let claims = VAPIDAuthorization(header: header)?.verifiedClaims()?.claims,
+                    claims["sub"] == .string(subject)
+                else {
                     throw CommandFailure("the VAPID key of \(app.id) signs tokens its own public key does not verify")
                 }
                 print("ok: the VAPID key of \(app.id) signs (public key \(try key.publicKeyBase64URL()), subject \(subject))")

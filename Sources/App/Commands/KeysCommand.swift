@@ -20,7 +20,7 @@ struct KeysCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a key and print it once (only its SHA-256 digest is stored).")
+            abstract: "Create a key and print it once (stored as its SHA-256 digest and, for Beams tokens, itself).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "A name for the sender, shown in logs and by keys list (letters, digits, . _ -).") var name: String
         @Option(
@@ -72,7 +72,8 @@ struct KeysCommand: ParsableCommand {
             }
             let key = try SenderKeyMaterial.generate()
             do {
-                try store.addSenderKey(name: name, digest: SenderKeyMaterial.digest(of: key), scope: scope)
+                // The key itself too: Beams tokens are HMACs the server SDK makes with it.
+                try store.addSenderKey(name: name, digest: SenderKeyMaterial.digest(of: key), scope: scope, secret: key)
             } catch let error as SenderKeyError {
                 throw CommandFailure(error.description)
             }
@@ -97,7 +98,8 @@ struct KeysCommand: ParsableCommand {
             for key in keys {
                 let created = KeysCommand.timestamp(key.createdAt)
                 let state = key.revokedAt.map { "revoked \(KeysCommand.timestamp($0))" } ?? "valid"
-                print("\(key.name)\tcreated \(created)\t\(state)\t\(KeysCommand.describe(key.scope))")
+                let beams = key.verifiesBeamsTokens ? "verifies Beams tokens" : "digest only: cannot verify Beams tokens"
+                print("\(key.name)\tcreated \(created)\t\(state)\t\(KeysCommand.describe(key.scope))\t\(beams)")
             }
         }
     }

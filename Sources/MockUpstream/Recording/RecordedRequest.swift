@@ -15,7 +15,8 @@ public struct RecordedRequest: Sendable {
     public let headers: MockHeaders
     /// Nil when the mock was configured not to keep bodies.
     public let body: [UInt8]?
-    /// The device token addressed: the APNs path token, the FCM `message.token`.
+    /// The device token addressed: the APNs path token, the FCM `message.token`, the Web Push
+    /// subscription id.
     public let deviceToken: String?
     public let auth: RecordedAuth
     public let outcome: RecordedOutcome
@@ -42,6 +43,8 @@ public enum RecordedAuth: Sendable, Equatable {
     case accessToken(clientEmail: String)
     /// FCM token endpoint: a verified JWT-bearer assertion of `clientEmail`.
     case assertion(clientEmail: String)
+    /// Web Push: a VAPID JWT that verified against its `k`, from contact `subject`.
+    case vapid(subject: String)
     /// Credentials were presented but refused; `detail` says how.
     case refused(detail: String)
 }

@@ -86,7 +86,7 @@ public struct BeamsClientAPI: DialectHandler {
         let appKey = try body.string("app_key")
         let interest: InterestName
         do {
-            interest = try InterestName(validating: name)
+            interest = try InterestName(validating: name, rule: .clientAPI)
         } catch {
             throw BeamsError.invalidField("The interest name is refused: \(error.description).")
         }

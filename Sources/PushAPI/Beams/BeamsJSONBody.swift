@@ -7,9 +7,10 @@ struct BeamsJSONBody {
 
     let fields: [String: JSONValue]
 
-    init(_ request: Request) throws(BeamsError) {
+    /// - Parameter limit: the request's own limit, when it is not the publish API's.
+    init(_ request: Request, limit: Int = Self.maximumBytes) throws(BeamsError) {
         guard request.mediaType == "application/json" else { throw .invalidContentType }
-        guard request.body.count <= Self.maximumBytes else { throw .bodyTooLarge(limit: Self.maximumBytes) }
+        guard request.body.count <= limit else { throw .bodyTooLarge(limit: limit) }
         let value: JSONValue
         do {
             value = try JSONValue.parse(request.body)

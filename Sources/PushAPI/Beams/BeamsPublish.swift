@@ -8,6 +8,7 @@ struct BeamsPublish: Equatable {
     var interests: [String]
     var apns: APNsMessage?
     var fcm: FCMMessage?
+    var web: BeamsWebPublish?
 
     init(_ body: BeamsJSONBody) throws(BeamsError) {
         guard let listed = body.fields["interests"], !listed.isNull else {
@@ -52,14 +53,29 @@ struct BeamsPublish: Equatable {
             fcm = try BeamsPushControls.fcm(fields)
         default: throw .unprocessable("fcm must be an object: the FCM message fields (notification, data, android, …).")
         }
-        guard apns != nil || fcm != nil else {
-            throw .unprocessable("At least one of apns or fcm is required (web push is not delivered by this server).")
+        switch body.fields["web"] {
+        case nil, .null?: web = nil
+        case .object(let fields)?: web = try BeamsWebPublish(fields)
+        default: throw .unprocessable("web must be an object: notification, data, time_to_live.")
+        }
+        guard apns != nil || fcm != nil || web != nil else {
+            throw .unprocessable("At least one of apns, fcm or web is required.")
         }
     }
 
     /// Whether the publish carries a half for devices of `platform`.
     func hasPayload(for platform: Platform) -> Bool {
-        platform == .apns ? apns != nil : fcm != nil
+        switch platform {
+        case .apns: return apns != nil
+        case .fcm: return fcm != nil
+        case .web: return web != nil
+        }
+    }
+
+    /// The outbox message of this publish: each half for its platform's devices.
+    func message(source: String, instanceID: String, publishID: String) throws(BeamsError) -> OutboxMessage {
+        OutboxMessage(
+            source: source, apns: apns, fcm: fcm, web: try web?.message(instanceID: instanceID, publishID: publishID))
     }
 
     /// The name as JSON would quote it, cut to 200 characters: a description stays readable

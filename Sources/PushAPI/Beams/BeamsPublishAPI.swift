@@ -59,19 +59,31 @@ public struct BeamsPublishAPI: SendEndpoint {
         // Each app of the instance gets the publish when it carries that platform's half;
         // one without a half is skipped (Beams publishes to iOS only, or Android only).
         let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
-        guard !apps.isEmpty else {
-            let names = instance.apps.map { $0.platform == .apns ? "APNs" : "FCM" }.joined(separator: " and ")
-            let halves = instance.apps.map { $0.platform == .apns ? "an apns" : "an fcm" }.joined(separator: " or ")
-            throw BeamsError.unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
-        }
-        let message = OutboxMessage(source: "beams:publish", apns: publish.apns, fcm: publish.fcm)
+        guard !apps.isEmpty else { throw Self.noHalf(for: instance) }
+        // The id goes into the web half, which the service worker reports with.
+        let publishID = "pubid-" + (try identifiers.uuid())
+        let message = try publish.message(source: "beams:publish", instanceID: appKey, publishID: publishID)
         let queued = try store.publishToInterests(
             appIDs: apps.map(\.id), interests: publish.interests, message: message)
         if queued > 0 { wakeOutbox() }
-        let publishID = "pubid-" + (try identifiers.uuid())
         var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
         response.logNote = "\(publishID) queued for \(queued) devices"
         return response
+    }
+
+    /// The refusal of a publish with no half for any of the instance's platforms.
+    static func noHalf(for instance: BeamsInstance) -> BeamsError {
+        let names = instance.apps.map { half($0.platform).name }.joined(separator: " and ")
+        let halves = instance.apps.map { half($0.platform).article }.joined(separator: " or ")
+        return .unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
+    }
+
+    private static func half(_ platform: Platform) -> (name: String, article: String) {
+        switch platform {
+        case .apns: return ("APNs", "an apns")
+        case .fcm: return ("FCM", "an fcm")
+        case .web: return ("Web Push", "a web")
+        }
     }
 
     /// The app key of `/v1/instances/<app_key>/publishes` (or `…/publishes/interests`, the

@@ -1,29 +1,50 @@
-/// An interest name, by the client API's rules: up to 164 characters, each an ASCII letter, a
-/// digit or one of `_=@,.;`. The hyphen is not allowed (Beams reserves it for prefixes such as
-/// `private-`). The publish API checks every name it is given by the same rules.
+/// An interest name: up to 164 characters, each an ASCII letter, a digit or one of `_-=@,.;`
+/// (today's SDKs, the device API and the publish API). The old client API keeps its own
+/// rule, which refuses the hyphen (Beams then reserved it for prefixes such as `private-`).
 struct InterestName {
     static let maximumLength = 164
 
-    static let rule = "up to 164 characters, each an ASCII letter, a digit or one of _=@,.;"
+    /// Which rule a name is held to.
+    enum Rule {
+        /// `_-=@,.;`: the device API's and the publish API's.
+        case current
+        /// `_=@,.;`: the old client API's.
+        case clientAPI
+
+        var text: String {
+            switch self {
+            case .current: return "up to 164 characters, each an ASCII letter, a digit or one of _-=@,.;"
+            case .clientAPI: return "up to 164 characters, each an ASCII letter, a digit or one of _=@,.;"
+            }
+        }
+    }
 
     /// Why a text is not an interest name.
     enum Refusal: Error, Equatable {
-        case empty
-        case tooLong(characters: Int)
+        case empty(Rule)
+        case tooLong(characters: Int, Rule)
         case hyphen
-        case character(Unicode.Scalar)
+        case character(Unicode.Scalar, Rule)
 
         /// The reason in words, followed by the rule.
         var description: String {
             let why: String
+            let rule: Rule
             switch self {
-            case .empty: why = "it is empty"
-            case .tooLong(let count):
+            case .empty(let named):
+                why = "it is empty"
+                rule = named
+            case .tooLong(let count, let named):
                 why = "it has \(count) characters, over the limit of \(InterestName.maximumLength)"
-            case .hyphen: why = "the hyphen (-) is reserved for prefixes such as private-"
-            case .character(let scalar): why = "\(Self.show(scalar)) is not allowed"
+                rule = named
+            case .hyphen:
+                why = "the hyphen (-) is reserved for prefixes such as private- in the client API"
+                rule = .clientAPI
+            case .character(let scalar, let named):
+                why = "\(Self.show(scalar)) is not allowed"
+                rule = named
             }
-            return "\(why) (an interest name is \(InterestName.rule))"
+            return "\(why) (an interest name is \(rule.text))"
         }
 
         /// Printable ASCII as itself in quotes, anything else as U+XXXX.
@@ -36,21 +57,23 @@ struct InterestName {
 
     let rawValue: String
 
-    init(validating text: String) throws(Refusal) {
-        guard !text.isEmpty else { throw .empty }
+    init(validating text: String, rule: Rule = .current) throws(Refusal) {
+        guard !text.isEmpty else { throw .empty(rule) }
         var count = 0
         for scalar in text.unicodeScalars {
-            guard scalar.isASCII, Self.isAllowed(UInt8(scalar.value)) else {
-                throw scalar == "-" ? .hyphen : .character(scalar)
+            if scalar == "-" {
+                guard rule == .current else { throw .hyphen }
+            } else {
+                guard scalar.isASCII, Self.isAllowed(UInt8(scalar.value)) else { throw .character(scalar, rule) }
             }
             count += 1
         }
-        guard count <= Self.maximumLength else { throw .tooLong(characters: count) }
+        guard count <= Self.maximumLength else { throw .tooLong(characters: count, rule) }
         rawValue = text
     }
 
-    init?(_ text: String) {
-        guard let name = try? InterestName(validating: text) else { return nil }
+    init?(_ text: String, rule: Rule = .current) {
+        guard let name = try? InterestName(validating: text, rule: rule) else { return nil }
         self = name
     }
 

@@ -14,6 +14,8 @@ final class CurlTransfer: @unchecked Sendable {
     var isOpener = false
     /// Set by CURLOPT_PREREQFUNCTION: the connection is up, TLS and ALPN done.
     var connectionReady = false
+    /// Set when the request's `addressCheck` refused the connected address: why.
+    var addressRefusal: String?
 
     var handle: EasyHandle?
     var headerList: UnsafeMutablePointer<curl_slist>?
@@ -93,14 +95,24 @@ func curlWriteCallback(
     return accepted ? length : 0
 }
 
-/// libcurl's CURLOPT_PREREQFUNCTION, set on connection openers only: the connection is
-/// established, so the transfers waiting for it can be let through. Returns CURL_PREREQFUNC_OK.
+/// libcurl's CURLOPT_PREREQFUNCTION, set on connection openers and on requests with an address
+/// check; libcurl calls it once the connection is established or reused, before the request
+/// is sent. An opener's connection is ready, so the transfers waiting for it can be let
+/// through; a refused address aborts the transfer (CURL_PREREQFUNC_ABORT) with nothing sent,
+/// and its waiters fail with it, since they would reach the same address.
 func curlPrereqCallback(
     _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
     _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
 ) -> Int32 {
-    if let context {
-        Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().connectionReady = true
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    if let check = transfer.request.addressCheck {
+        let address = primaryIP.map { String(cString: $0) } ?? ""
+        if let refusal = check.refusal(address) {
+            transfer.addressRefusal = refusal
+            return 1
+        }
     }
+    transfer.connectionReady = true
     return 0
 }

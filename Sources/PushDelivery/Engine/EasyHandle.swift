@@ -63,7 +63,7 @@ final class EasyHandle {
         options.writeCallback(CURLOPT_WRITEFUNCTION, curlWriteCallback)
         options.pointer(CURLOPT_WRITEDATA, context)
         if let identity = request.clientIdentity { setClientIdentity(identity, &options) }
-        if transfer.isOpener {
+        if transfer.isOpener || request.addressCheck != nil {
             options.prereqCallback(curlPrereqCallback)
             options.pointer(CURLOPT_PREREQDATA, context)
         }

@@ -154,6 +154,9 @@ final class MultiLoop: @unchecked Sendable {
 
     private func outcome(of transfer: CurlTransfer, result: CURLcode) -> UpstreamOutcome {
         guard let handle = transfer.handle else { return .failure(.connectionLost("transfer lost its handle")) }
+        if let refusal = transfer.addressRefusal {
+            return .failure(.invalidRequest(refusal))
+        }
         if transfer.responseTooLarge {
             return .failure(.connectionLost("reply larger than \(CurlTransfer.maximumResponseBytes) bytes"))
         }

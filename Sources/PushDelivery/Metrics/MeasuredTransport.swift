@@ -32,7 +32,8 @@ struct MeasuredTransport: HTTP2Transport {
             case .shutDown: return ("none", "shut_down")
             }
         case .success(let response):
-            guard response.status != 200 else { return ("200", "ok") }
+            // APNs and FCM accept with 200, push services with 201.
+            guard !(200...299).contains(response.status) else { return (String(response.status), "ok") }
             let reason: String
             switch provider {
             case .apns:
@@ -50,8 +51,12 @@ struct MeasuredTransport: HTTP2Transport {
                 case .delivered: reason = "ok"
                 }
             case .web:
-                // Push services accept with 201 and share no vocabulary of reason words.
-                reason = response.status == 201 ? "ok" : "http_\(response.status)"
+                // Push services share no reason vocabulary: the verdict's word stands for one.
+                switch WebPushVerdict.interpret(outcome, now: 0) {
+                case .gone(let text), .credentialsRefused(_, let text), .rejected(_, let text), .retryLater(let text, _):
+                    reason = text
+                case .delivered: reason = "ok"
+                }
             }
             return (String(response.status), UpstreamReasonLabel.bounded(reason))
         }

@@ -19,9 +19,12 @@ enum UpstreamReasonLabel {
         "RESOURCE_EXHAUSTED",
     ]
 
+    /// The words `WebPushVerdict` starts its reasons with (push services have no common codes).
+    static let webPush = WebPushVerdict.reasonWords
+
     /// `reason` as a label: its first word (FCM's reasons read "CODE: message") when documented.
     static func bounded(_ reason: String) -> String {
         let word = String(reason.prefix { $0 != ":" && $0 != " " })
-        return apns.contains(word) || fcm.contains(word) ? word : "other"
+        return apns.contains(word) || fcm.contains(word) || webPush.contains(word) ? word : "other"
     }
 }

@@ -8,6 +8,7 @@ final class CredentialCache: Sendable {
     private let providerKeys = Locked<[String: Result<ProviderKey, CredentialError>]>([:])
     private let identities = Locked<[String: Result<ClientIdentity, CredentialError>]>([:])
     private let serviceAccounts = Locked<[String: Result<ServiceAccount, CredentialError>]>([:])
+    private let vapidKeys = Locked<[String: Result<VAPIDKey, CredentialError>]>([:])
     /// Beyond this many distinct credentials the cache starts over (replaced keys linger otherwise).
     private let capacity = 1024
 
@@ -47,6 +48,20 @@ final class CredentialCache: Sendable {
                 return .failure(CredentialError(app: app.id, reason: "service account: \(error)"))
             }
         }.map { ($0, projectID) }.mapError { $0.naming(app.id) }
+    }
+
+    /// The VAPID key a web app's pushes are signed with, and the contact (`sub`) they name.
+    func vapidKey(for app: RegisteredApp) -> Result<(key: VAPIDKey, subject: String), CredentialError> {
+        guard case .webPush(let pem, let subject) = app.credentials else {
+            return .failure(CredentialError(app: app.id, reason: "a \(app.platform.rawValue) app has no VAPID key"))
+        }
+        return cached(pem, in: vapidKeys) {
+            do {
+                return .success(try VAPIDKey(pem: pem))
+            } catch {
+                return .failure(CredentialError(app: app.id, reason: "VAPID key: \(error)"))
+            }
+        }.map { (key: $0, subject: subject) }.mapError { $0.naming(app.id) }
     }
 
     private func cached<Value>(

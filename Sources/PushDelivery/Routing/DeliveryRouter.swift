@@ -11,7 +11,7 @@ public final class DeliveryRouter: Deliverer {
     private let logger: Logger
     private let trouble: DeliveryTroubleLog
 
-    /// The usual wiring: an `APNsClient` and an `FCMClient` over `transport`.
+    /// The usual wiring: an `APNsClient`, an `FCMClient` and a `WebPushClient` over `transport`.
     public convenience init(
         catalog: AppCatalog, transport: HTTP2Transport, configuration: DeliveryConfiguration = DeliveryConfiguration(),
         providerTokens: ProviderTokenCache, accessTokens: AccessTokenCache,
@@ -27,6 +27,10 @@ public final class DeliveryRouter: Deliverer {
             FCMClient(
                 transport: MeasuredTransport(inner: transport, provider: .fcm, metrics: metrics),
                 baseURL: configuration.fcmURL, accessTokens: accessTokens,
+                credentials: credentials, clock: clock, logger: logger),
+            WebPushClient(
+                transport: MeasuredTransport(inner: transport, provider: .web, metrics: metrics),
+                endpoints: configuration.webPushEndpoints, tokens: VAPIDTokenCache(clock: clock),
                 credentials: credentials, clock: clock, logger: logger),
         ]
         self.init(catalog: catalog, clients: clients, logger: logger)

@@ -11,10 +11,13 @@ public struct UpstreamRequest: Sendable, Equatable {
     public var clientIdentity: ClientIdentity?
     /// Overrides the transport's total time-out for this request, in seconds.
     public var timeoutSeconds: Double?
+    /// Judges the address the connection reached before the request is sent; a refusal fails
+    /// the request with `TransportError.invalidRequest` and nothing is sent.
+    public var addressCheck: ConnectedAddressCheck?
 
     public init(
         method: String = "POST", url: String, headers: [HTTPHeader] = [], body: [UInt8] = [],
-        clientIdentity: ClientIdentity? = nil, timeoutSeconds: Double? = nil
+        clientIdentity: ClientIdentity? = nil, timeoutSeconds: Double? = nil, addressCheck: ConnectedAddressCheck? = nil
     ) {
         self.method = method
         self.url = url
@@ -22,6 +25,7 @@ public struct UpstreamRequest: Sendable, Equatable {
         self.body = body
         self.clientIdentity = clientIdentity
         self.timeoutSeconds = timeoutSeconds
+        self.addressCheck = addressCheck
     }
 
     /// The first value of the header `name` (case-insensitive).

@@ -38,6 +38,7 @@ struct PostgreSQLBackend: StoreBackend {
             } catch {
                 checkup.findings.append(.problem("keys", "cannot read the sender keys: \(error)"))
             }
+            checkup.readAppProblems(from: store)
         }
         return checkup
     }

@@ -47,6 +47,7 @@ struct SQLiteBackend: StoreBackend {
                 let store = try SQLiteStore(path: path)
                 checkup.apps = try store.apps()
                 checkup.senderKeys = try store.senderKeys()
+                checkup.readAppProblems(from: store)
             } catch {
                 checkup.findings.append(.problem("apps", "cannot read the registered apps: \(error)"))
             }

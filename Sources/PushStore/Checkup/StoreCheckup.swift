@@ -8,6 +8,8 @@ public struct StoreCheckup: Sendable {
     public var apps: [RegisteredApp]?
     /// The sender keys, read with the apps.
     public var senderKeys: [SenderKey]?
+    /// Per app, the newest delivery that did not end in `delivered`, read with the apps.
+    public var appProblems: [AppProblem]?
     /// The newest time the database records (a migration's `applied_at`), for the clock
     /// check; nil when the database cannot tell.
     public var latestRecordedTime: Int64?
@@ -20,5 +22,16 @@ public struct StoreCheckup: Sendable {
         self.apps = apps
         self.senderKeys = senderKeys
         self.latestRecordedTime = latestRecordedTime
+    }
+}
+
+extension StoreCheckup {
+    /// Reads the apps' last delivery problems, or notes why they cannot be read.
+    mutating func readAppProblems(from store: some OperationsStatusStore) {
+        do {
+            appProblems = try store.lastProblems(limit: 1000)
+        } catch {
+            findings.append(.problem("apps", "cannot read the apps' last delivery problems: \(error)"))
+        }
     }
 }

@@ -7,16 +7,23 @@ enum SenderKeyTable {
     private static let anyOperatorSQL =
         "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND is_operator <> 0)"
     private static let byDigestSQL = """
-        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator
+        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator,
+            CASE WHEN beams_secret IS NULL THEN 0 ELSE 1 END
         FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL
         """
     private static let existsSQL = "SELECT EXISTS (SELECT 1 FROM api_keys WHERE name = ?)"
     private static let insertSQL = """
-        INSERT INTO api_keys (name, key_hash, created_at, app_scope, dialect_scope, is_operator)
-        VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO api_keys (name, key_hash, created_at, app_scope, dialect_scope, is_operator, beams_secret)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         """
     private static let allSQL = """
-        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator FROM api_keys ORDER BY name
+        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator,
+            CASE WHEN beams_secret IS NULL THEN 0 ELSE 1 END
+        FROM api_keys ORDER BY name
+        """
+    private static let secretsSQL = """
+        SELECT name, created_at, revoked_at, app_scope, dialect_scope, is_operator, 1, beams_secret
+        FROM api_keys WHERE revoked_at IS NULL AND beams_secret IS NOT NULL ORDER BY name
         """
     private static let revokeSQL = "UPDATE api_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL"
 
@@ -51,7 +58,8 @@ enum SenderKeyTable {
     }
 
     static func insert(
-        name: String, digest: String, scope: SenderScope, now: Int64, in database: some SQLConnection
+        name: String, digest: String, scope: SenderScope, secret: String?, now: Int64,
+        in database: some SQLConnection
     ) throws {
         try database.withStatement(insertSQL) {
             try $0.bind(name, at: 1)
@@ -60,6 +68,7 @@ enum SenderKeyTable {
             try $0.bind(scope.apps.map { ScopeList.text($0.map(\.rawValue)) }, at: 4)
             try $0.bind(scope.dialects.map { ScopeList.text($0.map(\.rawValue)) }, at: 5)
             try $0.bind(Int64(scope.isOperator ? 1 : 0), at: 6)
+            try $0.bind(secret, at: 7)
             try $0.run()
         }
     }
@@ -72,6 +81,14 @@ enum SenderKeyTable {
         }
     }
 
+    static func secrets(in database: some SQLConnection) throws -> [BeamsTokenSecret] {
+        try database.withStatement(secretsSQL) { row in
+            var secrets: [BeamsTokenSecret] = []
+            while try row.step() { secrets.append(BeamsTokenSecret(key: try key(row), secret: row.string(7) ?? "")) }
+            return secrets
+        }
+    }
+
     static func revoke(name: String, now: Int64, in database: some SQLConnection) throws -> Bool {
         try database.withStatement(revokeSQL) {
             try $0.bind(name, at: 1)
@@ -81,7 +98,8 @@ enum SenderKeyTable {
         return database.changes > 0
     }
 
-    /// A row of (name, created_at, revoked_at, app_scope, dialect_scope, is_operator). A
+    /// A row of (name, created_at, revoked_at, app_scope, dialect_scope, is_operator, has a
+    /// Beams secret). A
     /// stored name that is no longer an app id or dialect fails loudly: a scope read wrong
     /// could widen or narrow what a key reaches.
     private static func key(_ row: some SQLRow) throws -> SenderKey {
@@ -108,7 +126,8 @@ enum SenderKeyTable {
         }
         return SenderKey(
             name: name, createdAt: row.int64(1), revokedAt: row.optionalInt64(2),
-            scope: SenderScope(apps: apps, dialects: dialects, isOperator: row.int64(5) != 0))
+            scope: SenderScope(apps: apps, dialects: dialects, isOperator: row.int64(5) != 0),
+            verifiesBeamsTokens: row.int64(6) != 0)
     }
 }
 

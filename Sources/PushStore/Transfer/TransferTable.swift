@@ -67,7 +67,7 @@ struct TransferTable: Sendable {
             name: "beams_clients", type: "beams_client",
             columns: [
                 .text("id"), .text("app_id"), .reference("device_id", .device), .integer("created_at"),
-                .integer("updated_at"),
+                .integer("updated_at"), .text("user_id"), .text("metadata"),
             ],
             key: ["id"]),
         TransferTable(
@@ -82,7 +82,7 @@ struct TransferTable: Sendable {
             name: "api_keys", type: "sender_key",
             columns: [
                 .text("name"), .text("key_hash"), .integer("created_at"), .integer("revoked_at"), .text("app_scope"),
-                .text("dialect_scope"), .integer("is_operator"),
+                .text("dialect_scope"), .integer("is_operator"), .text("beams_secret"),
             ],
             key: ["name"]),
         TransferTable(

@@ -213,4 +213,30 @@ final class CurlEngineTests: XCTestCase {
         // Aborted, not answered: the mock's answer (403) would come after its 5 s delay.
         XCTAssertEqual(result.wait(timeout: 30), .failure(.shutDown))
     }
+
+    /// A request whose address check refuses where its connection went sends nothing; every
+    /// request waiting for that connection fails the same way; another check, or none, passes.
+    func testAnAddressCheckRefusesBeforeAnythingIsSent() throws {
+        let engine = try Integration.engine()
+        self.engine = engine
+        let seen = Locked<[String]>([])
+        let refuseLoopback = ConnectedAddressCheck(name: "no loopback") { address in
+            seen.withLock { $0.append(address) }
+            return address == "127.0.0.1" ? "\(address) is loopback" : nil
+        }
+        var refused = Integration.post(devicePath)
+        refused.addressCheck = refuseLoopback
+        let outcomes = engine.perform(Array(repeating: refused, count: 5))
+        XCTAssertEqual(outcomes, Array(repeating: .failure(.invalidRequest("127.0.0.1 is loopback")), count: 5))
+        XCTAssertEqual(apns.log.count, 0, "nothing reached the server")
+        XCTAssertTrue(seen.withLock { $0.contains("127.0.0.1") })
+
+        var allowed = Integration.post(devicePath)
+        allowed.addressCheck = ConnectedAddressCheck(name: "anything") { _ in nil }
+        XCTAssertEqual(try engine.perform(allowed).get().status, 403)
+        // A reused connection is judged again: the refusal does not depend on opening one.
+        XCTAssertEqual(engine.perform(refused), .failure(.invalidRequest("127.0.0.1 is loopback")))
+        XCTAssertEqual(try engine.perform(Integration.post(devicePath)).get().status, 403)
+        XCTAssertEqual(apns.log.count, 2)
+    }
 }

@@ -1,0 +1,121 @@
+import Logging
+import PushCore
+
+/// `POST /publish_api/v1/instances/{instance}/publishes/users`: one push to the devices bound
+/// to 1 to 1,000 users (see `BeamsDeviceAPI`'s `PUT …/user`), each device once, through the
+/// durable outbox. The body is a publish's with `users` in place of `interests`; its halves
+/// go to their platform's devices as a publish to interests does.
+public struct BeamsUserPublishAPI: SendEndpoint {
+    public let dialect = SenderDialect.beams
+    /// Beams' limits: users per publish, and the body (larger than a publish to interests').
+    static let maximumUsers = 1_000
+    static let maximumBytes = 200 * 1024
+
+    private let store: any BeamsStore & BeamsDeviceStore
+    private let identifiers: RandomIdentifier
+    private let wakeOutbox: @Sendable () -> Void
+
+    public init(
+        store: any BeamsStore & BeamsDeviceStore, identifiers: RandomIdentifier,
+        wakeOutbox: @escaping @Sendable () -> Void
+    ) {
+        self.store = store
+        self.identifiers = identifiers
+        self.wakeOutbox = wakeOutbox
+    }
+
+    /// Whether `path` is this endpoint's rather than the publish to interests'.
+    static func serves(_ path: String) -> Bool {
+        path.hasSuffix("/publishes/users")
+    }
+
+    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
+        BeamsError.bodyTooLarge(limit: limit).response
+    }
+
+    public func checkAddress(_ request: Request) throws {
+        _ = try Self.instance(request.path)
+        guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
+    }
+
+    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
+        switch refusal {
+        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
+        case .forbidden(let reason): return BeamsError.forbidden(reason)
+        }
+    }
+
+    public func failureResponse(_ failure: ServiceFailure) -> Response {
+        BeamsError.failure(failure)
+    }
+
+    public func badRequest(_ reason: String) -> Response {
+        BeamsError.invalidField(reason).response
+    }
+
+    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
+        try checkAddress(request)
+        let appKey = try Self.instance(request.path)
+        guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
+        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
+        let body = try BeamsJSONBody(request, limit: Self.maximumBytes)
+        let users = try Self.users(body.fields["users"])
+        // The halves are read as a publish to interests reads them, so that both accept the
+        // same payloads; the one interest stands in for the users, and is never looked up.
+        var halves = body.fields
+        halves["users"] = nil
+        halves["interests"] = .array([.string("users")])
+        let publish = try BeamsPublish(BeamsJSONBody(fields: halves))
+        let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
+        guard !apps.isEmpty else { throw BeamsPublishAPI.noHalf(for: instance) }
+        let publishID = "pubid-" + (try identifiers.uuid())
+        let message = try publish.message(source: "beams:users", instanceID: appKey, publishID: publishID)
+        let queued = try store.publishToUsers(appIDs: apps.map(\.id), users: users, message: message)
+        if queued > 0 { wakeOutbox() }
+        var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
+        response.logNote = "\(publishID) queued for \(queued) devices of \(users.count) users"
+        return response
+    }
+
+    /// `users`: 1 to 1,000 user ids, each 1 to 164 characters without control characters.
+    static func users(_ value: JSONValue?) throws(BeamsError) -> [String] {
+        guard let value, !value.isNull else {
+            throw .unprocessable("users is required: an array of 1 to \(maximumUsers) user ids.")
+        }
+        guard let array = value.arrayValue, (1...maximumUsers).contains(array.count) else {
+            throw .unprocessable("users must be an array of 1 to \(maximumUsers) user ids.")
+        }
+        var users: [String] = []
+        for (index, item) in array.enumerated() {
+            guard let user = item.stringValue else { throw .unprocessable("users[\(index)] is not a string.") }
+            guard (1...BeamsUserToken.maximumUserIDLength).contains(user.count),
+                !user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else {
+                throw .unprocessable(
+                    "users[\(index)] is not a user id (1 to \(BeamsUserToken.maximumUserIDLength) characters, "
+                        + "no control characters).")
+            }
+            users.append(user)
+        }
+        return users
+    }
+
+    /// The instance id of `/publish_api/v1/instances/<instance id>/publishes/users`.
+    static func instance(_ path: String) throws(BeamsError) -> String {
+        let parts = path.dropFirst(BeamsPublishAPI.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].isEmpty, parts[1] == "v1", parts[2] == "instances", parts[4] == "publishes",
+            parts[5] == "users", !parts[3].isEmpty,
+            let appKey = try? FormParameters.percentDecode(parts[3], plusAsSpace: false)
+        else {
+            throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes/users.")
+        }
+        return appKey
+    }
+}
+
+extension BeamsJSONBody {
+    /// A body already read, with fields changed.
+    init(fields: [String: JSONValue]) {
+        self.fields = fields
+    }
+}

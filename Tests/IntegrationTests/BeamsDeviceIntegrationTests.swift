@@ -1,0 +1,286 @@
+import Foundation
+import MockUpstream
+import PushCore
+import PushTesting
+import XCTest
+
+/// The Beams device API, users and publishes to users through nginx and `pushgate serve`:
+/// each SDK's calls as the contract of the official SDKs has them (iOS 4, Android 1.9, the
+/// Node and Python server SDKs), against one instance whose id is a UUID, as iOS insists.
+final class BeamsDeviceIntegrationTests: BeamsTestCase {
+    static let instance = "1b880590-6301-4bb5-b34f-45db1c5f5644"
+    static let device = "/device_api/v1/instances/\(instance)"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try startPushgate()
+        try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.instance])
+        try pushgate.addMockFCMApp(id: "com.example.android", fcm: fcm, ["--app-key", Self.instance])
+    }
+
+    static func token(_ n: Int) -> String { String(format: "%064x", n) }
+
+    /// A request as an SDK sends it: JSON only when there is a body.
+    func call(_ method: String, _ path: String, _ body: String? = nil, headers: [String: String] = [:]) throws
+        -> HTTPClient.Response
+    {
+        var all = headers
+        if body != nil { all["Content-Type"] = "application/json" }
+        return try pushgate.client.request(method, path, headers: all, body: Array((body ?? "").utf8))
+    }
+
+    /// iOS's registration; returns the response's body.
+    func registerAPNs(_ token: String) throws -> [String: Any] {
+        let response = try call(
+            "POST", "\(Self.device)/devices/apns",
+            #"{"token":"\#(token)","bundleIdentifier":"com.example.ios","metadata":{"sdkVersion":"4.0.0","iosVersion":"17.4.1"}}"#,
+            headers: ["X-Pusher-Library": "push-notifications-swift 4.0.0"])
+        XCTAssertEqual(response.status, 200, response.text)
+        return try json(response)
+    }
+
+    func interests(_ path: String) throws -> [String: Any] {
+        let response = try call("GET", path)
+        XCTAssertEqual(response.status, 200, response.text)
+        return try json(response)
+    }
+
+    // MARK: Devices and interests
+
+    func testTheMobileSDKsCallSequences() throws {
+        // iOS registers on every launch: the same token keeps its id, and its interests come
+        // back as the initial set.
+        let first = try registerAPNs(Self.token(1))
+        let id = try XCTUnwrap(first["id"] as? String)
+        XCTAssertEqual(first["initialInterestSet"] as? [String], [])
+        let apnsDevice = "\(Self.device)/devices/apns/\(id)"
+        let replaced = try call("PUT", "\(apnsDevice)/interests", #"{"interests":["donuts","private-news","donuts"]}"#)
+        XCTAssertEqual(replaced.status, 200, replaced.text)
+        let again = try registerAPNs(Self.token(1))
+        XCTAssertEqual(again["id"] as? String, id)
+        XCTAssertEqual(again["initialInterestSet"] as? [String], ["donuts", "private-news"])
+
+        // One by one, no body (iOS still says JSON); `=@,;` as the web SDK encodes them.
+        XCTAssertEqual(try call("POST", "\(apnsDevice)/interests/a%3Db%40c%2Cd%3Be").status, 200)
+        XCTAssertEqual(
+            try call("POST", "\(apnsDevice)/interests/zebra", headers: ["Content-Type": "application/json"]).status, 200)
+        XCTAssertEqual(try call("DELETE", "\(apnsDevice)/interests/donuts").status, 200)
+        XCTAssertEqual(try call("DELETE", "\(apnsDevice)/interests/never-subscribed").status, 200)
+        let page = try interests("\(apnsDevice)/interests?limit=2")
+        XCTAssertEqual(page["interests"] as? [String], ["a=b@c,d;e", "private-news"])
+        let cursor = try XCTUnwrap((page["responseMetadata"] as? [String: Any])?["nextCursor"] as? String)
+        let last = try interests(
+            "\(apnsDevice)/interests?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        XCTAssertEqual(last["interests"] as? [String], ["zebra"])
+        XCTAssertEqual((last["responseMetadata"] as? [String: Any])?.count, 0)
+        try assertBeamsError(try call("GET", "\(apnsDevice)/interests?limit=101"), 400, "Bad request", contains: "limit")
+        try assertBeamsError(
+            try call("POST", "\(apnsDevice)/interests/a:b"), 400, "Bad request", contains: "Invalid interest name")
+        let tooMany = (0...BeamsLimits.interestsPerClient).map { "\"i\($0)\"" }.joined(separator: ",")
+        try assertBeamsError(
+            try call("PUT", "\(apnsDevice)/interests", #"{"interests":[\#(tooMany)]}"#), 400, "Bad request",
+            contains: "Interest set too large")
+
+        // Metadata, and the device as Beams' GET shows it.
+        XCTAssertEqual(try call("PUT", "\(apnsDevice)/metadata", #"{"sdkVersion":"4.0.1","iosVersion":"18.0.0"}"#).status, 200)
+        let shown = try json(try call("GET", apnsDevice))
+        XCTAssertEqual(shown["id"] as? String, id)
+        XCTAssertEqual((shown["metadata"] as? [String: Any])?["iosVersion"] as? String, "18.0.0")
+
+        // Android with its host override set to the bare origin: no /device_api/v1.
+        let android = try call(
+            "POST", "/instances/\(Self.instance)/devices/fcm",
+            #"{"token":"fcm-token:APA91b_one","knownPreviousClientIds":[],"metadata":{"sdkVersion":"1.9.2","androidVersion":"14"}}"#)
+        XCTAssertEqual(android.status, 200, android.text)
+        let androidID = try XCTUnwrap(json(android)["id"] as? String)
+        XCTAssertEqual(try json(android)["initialInterestSet"] as? [String], [])
+        let fcmDevice = "/instances/\(Self.instance)/devices/fcm/\(androidID)"
+        XCTAssertEqual(try call("POST", "\(fcmDevice)/interests/zebra").status, 200)
+        XCTAssertEqual(try call("PUT", "\(fcmDevice)/token", #"{"token":"fcm-token:APA91b_two"}"#).status, 200)
+        try assertBeamsError(try call("PUT", "\(fcmDevice)/token", #"{}"#), 400, "Bad request", contains: "token")
+        // The id under the other platform, or an unknown id, is no device: the SDKs re-register.
+        try assertBeamsError(
+            try call("POST", "\(Self.device)/devices/apns/\(androidID)/interests/x"), 404, "Not found",
+            contains: "Could not find the device")
+        try assertBeamsError(
+            try call("PUT", "\(Self.device)/devices/fcm/00000000-0000-4000-8000-000000000000/token", #"{"token":"t:1"}"#),
+            404, "Not found")
+        try assertBeamsError(
+            try call("POST", "/device_api/v1/instances/no-such-instance/devices/apns", #"{"token":"\#(Self.token(2))"}"#),
+            404, "Instance not found")
+
+        // A publish to interests reaches each platform's devices in its half.
+        let published = try send(
+            "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/interests",
+            #"{"interests":["zebra"],"apns":{"aps":{"alert":"Hi"}},"fcm":{"notification":{"title":"Hi"}}}"#)
+        XCTAssertEqual(published.status, 200, published.text)
+        try waitForEmptyOutbox()
+        XCTAssertEqual(apns.requests.map(\.path), ["/3/device/\(Self.token(1))"])
+        XCTAssertEqual(
+            fcm.sendRequests.compactMap { $0.bodyJSON?.objectValue?["message"]?.objectValue?["token"]?.stringValue },
+            ["fcm-token:APA91b_two"])
+
+        // Delete answers 200 whether or not the device exists; afterwards it is gone.
+        XCTAssertEqual(try call("DELETE", fcmDevice).status, 200)
+        XCTAssertEqual(try call("DELETE", fcmDevice).status, 200)
+        try assertBeamsError(try call("GET", fcmDevice), 404, "Not found")
+        XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/fcm/never-registered").status, 200)
+
+        // The browser's CORS preflight, answered by nginx; answers carry the origin.
+        let preflight = try call(
+            "OPTIONS", "\(Self.device)/devices/web",
+            headers: ["Origin": "https://shop.example", "Access-Control-Request-Method": "POST"])
+        XCTAssertEqual(preflight.status, 204, preflight.text)
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Origin"), "*")
+        XCTAssertTrue(preflight.header("Access-Control-Allow-Methods")?.contains("PUT") ?? false)
+        XCTAssertTrue(preflight.header("Access-Control-Allow-Headers")?.contains("Authorization") ?? false)
+        XCTAssertEqual(try call("GET", apnsDevice).header("Access-Control-Allow-Origin"), "*")
+        XCTAssertEqual(try call("GET", fcmDevice).header("Access-Control-Allow-Origin"), "*")
+    }
+
+    /// A client of the old client API and a device of the device API with the same token are
+    /// one device, with one set of interests.
+    func testTheOldClientAPIAndTheDeviceAPIShareTheDevice() throws {
+        let old = try client(key: Self.instance, type: "apns", token: Self.token(5), interests: ["news"])
+        let registered = try registerAPNs(Self.token(5))
+        XCTAssertEqual(registered["id"] as? String, old)
+        XCTAssertEqual(registered["initialInterestSet"] as? [String], ["news"])
+        // Today's names pass the device API; the old API keeps refusing the hyphen.
+        XCTAssertEqual(try call("POST", "\(Self.device)/devices/apns/\(old)/interests/breaking-news").status, 200)
+        try assertBeamsError(
+            try send("POST", "/client_api/v1/clients/\(old)/interests/other-news", #"{"app_key":"\#(Self.instance)"}"#),
+            400, "Bad request", contains: "hyphen")
+        let devices = try pushgate.cli(["tokens", "list", "--json"])
+        let listed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(listed.count, 1, devices.stdout)
+        let owners = try XCTUnwrap(listed.first?["owners"] as? [[String: Any]])
+        XCTAssertEqual(owners.map { $0["client"] as? String }, [old])
+        XCTAssertEqual(owners.first?["interests"] as? [String], ["breaking-news", "news"])
+    }
+
+    // MARK: Users
+
+    /// A Beams token as the server SDKs make it (HS256 over the key as UTF-8), signed by the
+    /// openssl command rather than by pushgate's own code.
+    func beamsToken(_ claims: [String: Any], key: String) throws -> String {
+        func base64URL(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let header = base64URL(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let payload = base64URL(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
+        let input = "\(header).\(payload)"
+        let signed = try PushgateInstance.Output.of(
+            "/bin/sh", ["-c", #"openssl dgst -sha256 -hmac "$1" -binary | openssl base64 -A"#, "sh", key],
+            environment: ProcessInfo.processInfo.environment, stdin: input)
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        let signature = try XCTUnwrap(Data(base64Encoded: signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        return "\(input).\(base64URL(signature))"
+    }
+
+    func testUsersThroughTheServerSDKsAndTheirTokens() throws {
+        let added = try pushgate.cli(["keys", "add", "backend", "--dialect", "beams"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let key = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(try pushgate.cli(["keys", "list"]).stdout.contains("verifies Beams tokens"))
+        let issuer = "https://\(Self.instance).pushnotifications.pusher.com"
+        let now = Int(Date().timeIntervalSince1970)
+        let node = try beamsToken(["iat": now, "exp": now + 86_400, "iss": issuer, "sub": "alice"], key: key)
+        let python = try beamsToken(["iss": issuer, "sub": "bob", "exp": now + 3_600], key: key)
+
+        let alice = try XCTUnwrap(registerAPNs(Self.token(20))["id"] as? String)
+        let bob = try XCTUnwrap(registerAPNs(Self.token(21))["id"] as? String)
+        let aliceUser = "\(Self.device)/devices/apns/\(alice)/user"
+        let cases: [(String?, Int, String, String)] = [
+            (nil, 401, "Unauthorized", "missing"),
+            ("Token \(node)", 401, "Unauthorized", "malformed"),
+            ("Bearer \(try beamsToken(["exp": now + 60, "iss": issuer, "sub": "alice"], key: "not-the-key"))", 401,
+             "Unauthorized", "signature"),
+            ("Bearer \(try beamsToken(["exp": now + 60, "iss": "https://other.pushnotifications.pusher.com", "sub": "alice"], key: key))",
+             403, "Forbidden", "issuer"),
+            ("Bearer \(try beamsToken(["exp": now + 60, "iss": issuer], key: key))", 400, "Bad request", "(sub)"),
+            ("Bearer \(try beamsToken(["iss": issuer, "sub": "alice"], key: key))", 400, "Bad request", "(exp)"),
+            ("Bearer \(try beamsToken(["exp": now - 60, "iss": issuer, "sub": "alice"], key: key))", 401, "Unauthorized",
+             "expired"),
+        ]
+        for (authorization, status, title, fragment) in cases {
+            try assertBeamsError(
+                try call("PUT", aliceUser, headers: authorization.map { ["Authorization": $0] } ?? [:]), status, title,
+                contains: fragment)
+        }
+        // iOS sends JSON's content type and no body, Android an empty body: both bind; the
+        // same user again is fine, another user is refused.
+        XCTAssertEqual(
+            try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(node)", "Content-Type": "application/json"])
+                .status, 200)
+        XCTAssertEqual(try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(node)"]).status, 200)
+        try assertBeamsError(
+            try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(python)"]), 400, "Bad request",
+            contains: "already associated")
+        XCTAssertEqual(
+            try call("PUT", "\(Self.device)/devices/apns/\(bob)/user", headers: ["Authorization": "Bearer \(python)"])
+                .status, 200)
+        XCTAssertEqual(try json(try call("GET", "\(Self.device)/devices/apns/\(alice)"))["userId"] as? String, "alice")
+
+        // The Python SDK's publish to users, with the key as its bearer.
+        let publish = try send(
+            "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/users",
+            #"{"users":["alice","nobody"],"apns":{"aps":{"alert":"Hello World!"}}}"#,
+            headers: ["Authorization": "Bearer \(key)"])
+        XCTAssertEqual(publish.status, 200, publish.text)
+        XCTAssertTrue((try json(publish)["publishId"] as? String)?.hasPrefix("pubid-") ?? false)
+        try waitForEmptyOutbox()
+        XCTAssertEqual(apns.requests.map(\.path), ["/3/device/\(Self.token(20))"])
+        let thousandAndOne = (0...1_000).map { "\"u\($0)\"" }.joined(separator: ",")
+        try assertBeamsError(
+            try send(
+                "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/users",
+                #"{"users":[\#(thousandAndOne)],"apns":{"aps":{}}}"#, headers: ["Authorization": "Bearer \(key)"]),
+            422, "Unprocessable Entity", contains: "1 to 1000")
+        try assertBeamsError(
+            try send(
+                "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/users", #"{"users":["alice"],"apns":{"aps":{}}}"#),
+            401, "Unauthorized")
+
+        // Removing users: the Python SDK's path, then the Node SDK's.
+        try assertBeamsError(try call("DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice"), 401, "Unauthorized")
+        let removed = try call(
+            "DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice", headers: ["Authorization": "Bearer \(key)"])
+        XCTAssertEqual(removed.status, 200, removed.text)
+        try assertBeamsError(try call("GET", "\(Self.device)/devices/apns/\(alice)"), 404, "Not found")
+        XCTAssertEqual(
+            try call("DELETE", "/user_api/v1/instances/\(Self.instance)/users/bob", headers: ["Authorization": "Bearer \(key)"])
+                .status, 200)
+        try assertBeamsError(try call("GET", "\(Self.device)/devices/apns/\(bob)"), 404, "Not found")
+        try assertBeamsError(
+            try call("DELETE", "/user_api/v1/instances/nope/users/bob", headers: ["Authorization": "Bearer \(key)"]), 404,
+            "Instance not found")
+
+        // At most 100 devices per user (and app).
+        let carol = try beamsToken(["exp": now + 600, "iss": issuer, "sub": "carol"], key: key)
+        for n in 0..<BeamsLimits.devicesPerUser {
+            let id = try XCTUnwrap(registerAPNs(Self.token(100 + n))["id"] as? String)
+            let bound = try call("PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(carol)"])
+            XCTAssertEqual(bound.status, 200, bound.text)
+        }
+        let extra = try XCTUnwrap(registerAPNs(Self.token(99))["id"] as? String)
+        try assertBeamsError(
+            try call("PUT", "\(Self.device)/devices/apns/\(extra)/user", headers: ["Authorization": "Bearer \(carol)"]),
+            422, "Unprocessable Entity", contains: "maximum of 100 devices")
+    }
+
+    /// A key made before keys kept their secret cannot verify tokens, and says so; a key that
+    /// may not reach the whole instance is not asked.
+    func testOnlyKeysThatMaySendToTheInstanceVerifyTokens() throws {
+        let scoped = try pushgate.cli(["keys", "add", "ios-only", "--app", "com.example.ios"])
+        XCTAssertEqual(scoped.status, 0, scoped.stderr)
+        let key = scoped.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try XCTUnwrap(registerAPNs(Self.token(40))["id"] as? String)
+        let now = Int(Date().timeIntervalSince1970)
+        let token = try beamsToken(
+            ["exp": now + 60, "iss": "https://\(Self.instance).pushnotifications.pusher.com", "sub": "dave"], key: key)
+        try assertBeamsError(
+            try call("PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(token)"]), 401,
+            "Unauthorized", contains: "No sender key here can verify")
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import MockUpstream
+import PushCore
+import PushTesting
+import XCTest
+
+/// Web Push through the real nginx and `pushgate serve` to the mock push service, which
+/// decrypts every message with the subscriber's keys: a browser softphone's subscription
+/// reported to the Token Reporter, pushed through pnm2 and `pushgate send`; a gone
+/// subscription pruned; an unlisted endpoint refused; refused credentials on /status and in
+/// doctor.
+final class WebPushDeliveryIntegrationTests: XCTestCase {
+    static let app = "com.example.softphone.web"
+
+    var push: MockWebPush!
+    var pushgate: PushgateInstance!
+
+    override func setUpWithError() throws {
+        var configuration = MockWebPushConfiguration()
+        configuration.eventLoopThreads = 1
+        push = try MockWebPush(configuration: configuration)
+        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: nil, webPush: push))
+        try pushgate.start()
+        try pushgate.addWebApp(id: Self.app)
+    }
+
+    override func tearDown() {
+        pushgate?.stop()
+        pushgate = nil
+        push?.shutdown()
+        push = nil
+    }
+
+    private func report(_ subscription: MockWebPushSubscription, selector: String) throws {
+        let token = Base64.encode(Array(subscription.json.utf8))
+            .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let response = try pushgate.client.get(
+            "/token/?selector=\(selector)&token_msgs=\(token)&appid_msgs=\(Self.app)")
+        XCTAssertEqual(response.status, 200, response.text)
+    }
+
+    private func pnm2(selector: String, message: String) throws -> HTTPClient.Response {
+        try pushgate.client.post(
+            "/pnm2/send", contentType: "application/json",
+            body: #"{"verb": "NotifyTextMessage", "AppId": "\#(Self.app)", "Selector": "\#(selector)", "Message": "\#(message)"}"#)
+    }
+
+    private func storedSelectors() throws -> Set<String> {
+        Set(
+            try pushgate.storedDevices().flatMap { device in
+                (device["owners"] as? [[String: Any]] ?? []).compactMap { $0["selector"] as? String }
+            })
+    }
+
+    func testSubscriptionsArePushedPrunedAndRefused() throws {
+        let alice = try push.createSubscription()
+        let bob = try push.createSubscription()
+        try report(alice, selector: "alice-account-000000000")
+        try report(bob, selector: "bob-account-0000000000")
+        XCTAssertEqual(try pushgate.storedDevices().compactMap { $0["platform"] as? String }, ["web", "web"])
+
+        // pnm2 → the stored subscription → the push service, which decrypted the message.
+        let sent = try pnm2(selector: "alice-account-000000000", message: "Hello from pnm2")
+        XCTAssertEqual(sent.status, 200, sent.text)
+        let delivered = try XCTUnwrap(push.messages(for: alice).first, "\(push.requests.map(\.outcome))")
+        let fields = try XCTUnwrap(try JSONValue.parse(delivered.plaintext).objectValue, delivered.text)
+        XCTAssertTrue(fields.values.contains(.string("Hello from pnm2")), delivered.text)
+        XCTAssertEqual(delivered.urgency, "high")
+        XCTAssertEqual(delivered.ttl, 86_400)
+        XCTAssertEqual(delivered.subject, "mailto:ops@example.com")
+
+        // `pushgate send` takes the subscription's JSON as the token.
+        let cli = try pushgate.cli(["send", "--app", Self.app, "--token", bob.json, "--alert", "Hello from the shell"])
+        XCTAssertEqual(cli.status, 0, cli.stdout + cli.stderr)
+        XCTAssertTrue(cli.stdout.hasPrefix("delivered (id \(push.baseURL)/m/"), cli.stdout)
+        XCTAssertEqual(push.messages(for: bob).map(\.text), [#"{"notification":{"body":"Hello from the shell"}}"#])
+
+        // An endpoint of a push service nobody listed: refused, nothing sent.
+        let before = push.log.count
+        let elsewhere = bob.json.replacingOccurrences(of: push.baseURL, with: "https://push.elsewhere.example")
+        let refused = try pushgate.cli(["send", "--app", Self.app, "--token", elsewhere, "--alert", "x"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stdout.contains("EndpointRefused: push endpoint https://push.elsewhere.example"), refused.stdout)
+        XCTAssertEqual(push.log.count, before)
+
+        // The push service refuses the VAPID credentials: /status says so for the app.
+        push.inject(.status(403, reason: "BadJwtToken"), for: bob, times: 1)
+        XCTAssertEqual(try pnm2(selector: "bob-account-0000000000", message: "refused").status, 200)
+        let status = try pushgate.client.get("/status")
+        XCTAssertEqual(status.status, 200)
+        XCTAssertTrue(
+            status.text.contains("refused the VAPID credentials of app \(Self.app)"), "status page lacks the refusal")
+        let doctor = try pushgate.cli(["doctor"])
+        XCTAssertTrue(
+            doctor.stdout.contains("FAIL app \(Self.app): a push service refused its VAPID credentials"), doctor.stdout)
+
+        // The user unsubscribed: 410, and the device is pruned.
+        push.markGone(alice)
+        XCTAssertEqual(try pnm2(selector: "alice-account-000000000", message: "too late").status, 200)
+        XCTAssertEqual(try storedSelectors(), ["bob-account-0000000000"])
+        XCTAssertEqual(push.messages(for: alice).count, 1)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import PushCore
+import PushCrypto
+import PushTesting
+import XCTest
+
+@testable import PushDelivery
+
+/// The Web Push request and every answer → DeliveryResult; what is refused before sending.
+final class WebPushClientTests: XCTestCase {
+    private var transport: FakeTransport!
+    private var client: WebPushClient!
+    private var subscriber: ECDHKeyPair!
+    private let auth: [UInt8] = Array(0..<16)
+    private let clock = ManualClock()
+    private var vapid: VAPIDKey!
+    private let endpoint = "https://push.test/wpush/v2/abc"
+
+    override func setUpWithError() throws {
+        transport = FakeTransport()
+        subscriber = try ECDHKeyPair.generate()
+        vapid = try VAPIDKey.generate()
+        client = WebPushClient(
+            transport: transport, endpoints: try WebPushEndpointPolicy(listing: "https://push.test"),
+            clock: clock.unixClock, logger: Fixtures.logger)
+    }
+
+    private func app(pem: String? = nil) throws -> RegisteredApp {
+        RegisteredApp(
+            id: AppID("web.example")!,
+            credentials: .webPush(vapidPrivateKeyPEM: try pem ?? vapid.pem(), subject: "mailto:ops@example.com"))
+    }
+
+    private func token(endpoint: String? = nil) throws -> DeviceToken {
+        let json = #"{"endpoint":"\#(endpoint ?? self.endpoint)","keys":{"p256dh":"\#(Base64URL.encode(subscriber.publicKey))","auth":"\#(Base64URL.encode(auth))"}}"#
+        return try XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8))).token
+    }
+
+    private func push(_ message: WebPushMessage? = WebPushMessage(payload: Array(#"{"title":"Hi"}"#.utf8), ttl: 600))
+        throws -> PushCore.Notification
+    {
+        PushCore.Notification(appID: AppID("web.example")!, token: try token(), web: message)
+    }
+
+    private func send(_ notification: PushCore.Notification, app: RegisteredApp? = nil) throws -> DeliveryResult? {
+        let app = try app ?? self.app()
+        return awaitResult { done in client.send(notification, app: app, completion: done) }
+    }
+
+    func testRequestHeadersVAPIDAndAnEncryptedBody() throws {
+        transport.preload("push.test", status: 201, headers: [HTTPHeader("location", "https://push.test/m/1")])
+        let message = WebPushMessage(payload: Array("ünïcode".utf8), ttl: 600, urgency: .veryLow, topic: "call-42")
+        XCTAssertEqual(try send(push(message)), .delivered(id: "https://push.test/m/1"))
+
+        let request = try XCTUnwrap(transport.requests.first)
+        XCTAssertEqual(request.method, "POST")
+        XCTAssertEqual(request.url, endpoint)
+        XCTAssertEqual(request.header("content-encoding"), "aes128gcm")
+        XCTAssertEqual(request.header("ttl"), "600")
+        XCTAssertEqual(request.header("urgency"), "very-low")
+        XCTAssertEqual(request.header("topic"), "call-42")
+        XCTAssertEqual(
+            try WebPushEncryption.decrypt(request.body, receiverKeys: subscriber, authSecret: auth), message.payload)
+
+        let vapidHeader = try XCTUnwrap(VAPIDAuthorization(header: try XCTUnwrap(request.header("authorization"))))
+        XCTAssertEqual(vapidHeader.publicKey, try vapid.publicKey())
+        let claims = try XCTUnwrap(vapidHeader.verifiedClaims()).claims
+        XCTAssertEqual(claims["aud"], .string("https://push.test"))
+        XCTAssertEqual(claims["sub"], .string("mailto:ops@example.com"))
+        XCTAssertEqual(claims["exp"], .number(Double(clock.now + VAPIDTokenCache.lifetime)))
+
+        // Another push: a new key and salt, the same VAPID token.
+        _ = try send(push(message))
+        let second = try XCTUnwrap(transport.requests.last)
+        XCTAssertEqual(second.header("authorization"), request.header("authorization"))
+        XCTAssertNotEqual(second.body.prefix(86), request.body.prefix(86))
+        let bare = WebPushRequest.make(
+            endpoint: endpoint, body: [], ttl: 90_000_000, urgency: nil, topic: nil, authorization: "a", addressCheck: nil)
+        XCTAssertNil(bare.header("urgency"))
+        XCTAssertNil(bare.header("topic"))
+        XCTAssertEqual(bare.header("ttl"), "2592000")
+    }
+
+    func testRefusedBeforeSending() throws {
+        let tooLarge = WebPushMessage(payload: [UInt8](repeating: 1, count: WebPushMessage.maximumPayloadLength + 1), ttl: 60)
+        guard case .rejected(413, let reason)? = try send(push(tooLarge)) else { return XCTFail("expected 413") }
+        XCTAssertTrue(reason.hasPrefix("PayloadTooLarge: 3994 bytes"), reason)
+
+        var elsewhere = try push()
+        elsewhere.token = try token(endpoint: "https://evil.test/push")
+        guard case .rejected(400, let refusal)? = try send(elsewhere) else { return XCTFail("expected a refusal") }
+        XCTAssertTrue(refusal.hasPrefix("EndpointRefused: push endpoint https://evil.test"), refusal)
+
+        XCTAssertEqual(
+            try send(push(nil)), .rejected(status: 400, reason: "MissingPayload: the push has no Web Push message"))
+        var notASubscription = try push()
+        notASubscription.token = DeviceToken(bytes: Array("fcm-token".utf8))
+        XCTAssertEqual(
+            try send(notASubscription),
+            .rejected(status: 400, reason: "BadRequest: the token is not a Web Push subscription"))
+        guard case .rejected(500, let credentials)? = try send(push(), app: app(pem: "not a key")) else {
+            return XCTFail("expected the app's credentials refused")
+        }
+        XCTAssertTrue(credentials.hasPrefix("credentials of app web.example unusable: VAPID key"), credentials)
+        XCTAssertTrue(transport.requests.isEmpty, "nothing was sent")
+    }
+
+    func testTheConnectedAddressIsChecked() throws {
+        transport.preload("push.test", status: 201)
+        _ = try send(push())
+        let check = try XCTUnwrap(transport.requests.first?.addressCheck)
+        XCTAssertNil(check.refusal("93.184.216.34"))
+        for address in ["10.1.2.3", "127.0.0.1", "169.254.169.254", "192.168.0.1", "::1", "fd00::1", "not an address"] {
+            let refusal = try XCTUnwrap(check.refusal(address), address)
+            XCTAssertTrue(refusal.contains("https://push.test reached \(address)"), refusal)
+        }
+    }
+
+    func testAnswers() throws {
+        let cases: [(FakeTransport.Reply, (DeliveryResult) -> Bool)] = [
+            (.response(410, body: #"{"errno":103,"message":"gone"}"#), { if case .deadToken("Gone: gone (errno 103)", nil) = $0 { return true } else { return false } }),
+            (.response(404), { if case .deadToken = $0 { return true } else { return false } }),
+            (.response(413), { if case .rejected(413, _) = $0 { return true } else { return false } }),
+            (.response(400, body: "Missing TTL"), { $0 == .rejected(status: 400, reason: "BadRequest: Missing TTL") }),
+            (.response(429, headers: [HTTPHeader("retry-after", "120")]), { if case .retryLater(_, 120) = $0 { return true } else { return false } }),
+            (.response(502), { if case .retryLater(_, nil) = $0 { return true } else { return false } }),
+            (.failure(.connectionLost("reset")), { if case .retryLater = $0 { return true } else { return false } }),
+            (.failure(.invalidRequest("10.0.0.1 is private")), { $0 == .rejected(status: 400, reason: "EndpointRefused: 10.0.0.1 is private") }),
+        ]
+        for (reply, expected) in cases {
+            transport.preload("push.test", reply)
+            let result = try XCTUnwrap(try send(push()))
+            XCTAssertTrue(expected(result), "\(reply.outcome) → \(result)")
+        }
+    }
+
+    /// 401/403 are the app's credentials: said so (the trouble log and /status read it), and
+    /// the refused token is not sent again.
+    func testRefusedCredentialsAreTheAppsAndSignAfresh() throws {
+        transport.preload("push.test", .response(403, body: #"{"reason":"BadJwtToken"}"#), .response(201))
+        guard case .rejected(403, let reason)? = try send(push()) else { return XCTFail("expected 403") }
+        XCTAssertEqual(reason, "Forbidden: BadJwtToken (the push service refused the VAPID credentials of app web.example)")
+        XCTAssertEqual(try send(push()), .delivered(id: nil))
+        let headers = transport.requests.map { $0.header("authorization") }
+        XCTAssertEqual(headers.count, 2)
+        XCTAssertNotEqual(headers[0], headers[1])
+    }
+}
