@@ -75,17 +75,20 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         // One by one, no body (iOS still says JSON); `=@,;` as the web SDK encodes them.
         XCTAssertEqual(try call("POST", "\(apnsDevice)/interests/a%3Db%40c%2Cd%3Be").status, 200)
         XCTAssertEqual(
-            try call("POST", "\(apnsDevice)/interests/zebra", headers: ["Content-Type": "application/json"]).status, 200)
+            try call("POST", "\(apnsDevice)/interests/zebra", headers: ["Content-Type": "application/json"]).status, 200
+        )
         XCTAssertEqual(try call("DELETE", "\(apnsDevice)/interests/donuts").status, 200)
         XCTAssertEqual(try call("DELETE", "\(apnsDevice)/interests/never-subscribed").status, 200)
         let page = try interests("\(apnsDevice)/interests?limit=2")
         XCTAssertEqual(page["interests"] as? [String], ["a=b@c,d;e", "private-news"])
         let cursor = try XCTUnwrap((page["responseMetadata"] as? [String: Any])?["nextCursor"] as? String)
         let last = try interests(
-            "\(apnsDevice)/interests?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            "\(apnsDevice)/interests?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        )
         XCTAssertEqual(last["interests"] as? [String], ["zebra"])
         XCTAssertEqual((last["responseMetadata"] as? [String: Any])?.count, 0)
-        try assertBeamsError(try call("GET", "\(apnsDevice)/interests?limit=101"), 400, "Bad request", contains: "limit")
+        try assertBeamsError(
+            try call("GET", "\(apnsDevice)/interests?limit=101"), 400, "Bad request", contains: "limit")
         try assertBeamsError(
             try call("POST", "\(apnsDevice)/interests/a:b"), 400, "Bad request", contains: "Invalid interest name")
         let tooMany = (0...BeamsLimits.interestsPerClient).map { "\"i\($0)\"" }.joined(separator: ",")
@@ -94,7 +97,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             contains: "Interest set too large")
 
         // Metadata, and the device as Beams' GET shows it.
-        XCTAssertEqual(try call("PUT", "\(apnsDevice)/metadata", #"{"sdkVersion":"4.0.1","iosVersion":"18.0.0"}"#).status, 200)
+        XCTAssertEqual(
+            try call("PUT", "\(apnsDevice)/metadata", #"{"sdkVersion":"4.0.1","iosVersion":"18.0.0"}"#).status, 200)
         let shown = try json(try call("GET", apnsDevice))
         XCTAssertEqual(shown["id"] as? String, id)
         XCTAssertEqual((shown["metadata"] as? [String: Any])?["iosVersion"] as? String, "18.0.0")
@@ -102,7 +106,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         // Android with its host override set to the bare origin: no /device_api/v1.
         let android = try call(
             "POST", "/instances/\(Self.instance)/devices/fcm",
-            #"{"token":"fcm-token:APA91b_one","knownPreviousClientIds":[],"metadata":{"sdkVersion":"1.9.2","androidVersion":"14"}}"#)
+            #"{"token":"fcm-token:APA91b_one","knownPreviousClientIds":[],"metadata":{"sdkVersion":"1.9.2","androidVersion":"14"}}"#
+        )
         XCTAssertEqual(android.status, 200, android.text)
         let androidID = try XCTUnwrap(json(android)["id"] as? String)
         XCTAssertEqual(try json(android)["initialInterestSet"] as? [String], [])
@@ -115,10 +120,12 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             try call("POST", "\(Self.device)/devices/apns/\(androidID)/interests/x"), 404, "Not found",
             contains: "Could not find the device")
         try assertBeamsError(
-            try call("PUT", "\(Self.device)/devices/fcm/00000000-0000-4000-8000-000000000000/token", #"{"token":"t:1"}"#),
+            try call(
+                "PUT", "\(Self.device)/devices/fcm/00000000-0000-4000-8000-000000000000/token", #"{"token":"t:1"}"#),
             404, "Not found")
         try assertBeamsError(
-            try call("POST", "/device_api/v1/instances/no-such-instance/devices/apns", #"{"token":"\#(Self.token(2))"}"#),
+            try call(
+                "POST", "/device_api/v1/instances/no-such-instance/devices/apns", #"{"token":"\#(Self.token(2))"}"#),
             404, "Instance not found")
 
         // A publish to interests reaches each platform's devices in its half.
@@ -160,8 +167,10 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             ("PATCH", devices, "{}", [:], 405, "Method not allowed", "POST"),
             ("POST", devices, #"{"token":"#, [:], 400, "Bad request", "not valid JSON"),
             ("POST", devices, "[1]", [:], 400, "Bad request", "not an object"),
-            ("POST", devices, #"{"token":"\#(Self.token(61))"}"#, ["Content-Type": "text/plain"], 400,
-             "Invalid content type", "application/json"),
+            (
+                "POST", devices, #"{"token":"\#(Self.token(61))"}"#, ["Content-Type": "text/plain"], 400,
+                "Invalid content type", "application/json"
+            ),
             ("POST", devices, #"{"bundleIdentifier":"x"}"#, [:], 400, "Bad request", "Missing APNs token"),
             ("POST", devices, #"{"token":7}"#, [:], 400, "Bad request", "Missing APNs token"),
             ("POST", devices, #"{"token":"zz"}"#, [:], 400, "Bad request", "hex"),
@@ -170,8 +179,11 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             ("PUT", "\(devices)/\(id)/interests", #"{"interests":"a"}"#, [:], 400, "Bad request", "array"),
             ("PUT", "\(devices)/\(id)/interests", #"{"interests":[1]}"#, [:], 400, "Bad request", "interests[0]"),
             ("PUT", "\(devices)/\(id)/interests", #"{"interests":[""]}"#, [:], 400, "Bad request", "empty"),
-            ("PUT", "\(devices)/\(id)/interests", #"{"interests":["\#(String(repeating: "x", count: 165))"]}"#, [:], 400,
-             "Bad request", "165 characters"),
+            (
+                "PUT", "\(devices)/\(id)/interests", #"{"interests":["\#(String(repeating: "x", count: 165))"]}"#, [:],
+                400,
+                "Bad request", "165 characters"
+            ),
             ("POST", "\(devices)/\(id)/interests/%C3%A9", nil, [:], 400, "Bad request", "U+00E9"),
             ("PUT", "\(devices)/\(id)/metadata", "[]", [:], 400, "Bad request", "not an object"),
             ("GET", "\(devices)/\(id)/interests?cursor=a%3Ab", nil, [:], 400, "Bad request", "cursor"),
@@ -190,7 +202,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             body: Array(#"{"token":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
         try assertBeamsError(invalidUTF8, 400, "Bad request", contains: "UTF-8")
         XCTAssertEqual(try interests("\(devices)/\(id)/interests")["interests"] as? [String], [])
-        let listed = try JSONSerialization.jsonObject(with: Data(pushgate.cli(["tokens", "list", "--json"]).stdout.utf8))
+        let listed = try JSONSerialization.jsonObject(
+            with: Data(pushgate.cli(["tokens", "list", "--json"]).stdout.utf8))
         XCTAssertEqual((listed as? [Any])?.count, 1, "only the one registration")
     }
 
@@ -223,23 +236,29 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
         // P-256's generator: a point on the curve, as a browser's key is.
-        let p256dh = [0x04] + DeviceToken.fromHex(
-            "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
-                + "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")!.bytes
+        let p256dh =
+            [0x04]
+            + DeviceToken.fromHex(
+                "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+                    + "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")!.bytes
         let json =
             #"{"endpoint":"\#(endpoint)","expirationTime":null,"keys":{"p256dh":"\#(base64URL(p256dh))","auth":"\#(base64URL(Array(repeating: 9, count: 16)))"}}"#
         return Data(json.utf8).base64EncodedString()
     }
 
     func testTheWebSDKsCallSequence() throws {
-        try assertBeamsError(try call("GET", "\(Self.device)/web-vapid-public-key"), 404, "Not found", contains: "no web app")
+        try assertBeamsError(
+            try call("GET", "\(Self.device)/web-vapid-public-key"), 404, "Not found", contains: "no web app")
         let added = try pushgate.cli([
             "apps", "add", "--id", "com.example.web", "--platform", "web", "--vapid-subject", "mailto:ops@example.com",
             "--app-key", Self.instance,
         ])
         XCTAssertEqual(added.status, 0, added.stderr)
         // The page's start(): the VAPID key, then the subscription.
-        let vapid = try call("GET", "/device_api/v1/instances/\(Self.instance.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/web-vapid-public-key")
+        let vapid = try call(
+            "GET",
+            "/device_api/v1/instances/\(Self.instance.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)/web-vapid-public-key"
+        )
         XCTAssertEqual(vapid.status, 200, vapid.text)
         XCTAssertEqual(vapid.header("Access-Control-Allow-Origin"), "*")
         let key = try XCTUnwrap(json(vapid)["vapidPublicKey"] as? String)
@@ -258,7 +277,9 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
 
         // A push service pushgate may not reach, and a token that is no subscription.
         try assertBeamsError(
-            try call("POST", "\(Self.device)/devices/web", #"{"token":"\#(Self.webToken(endpoint: "https://fcm.googleapis.com/fcm/send/x"))"}"#),
+            try call(
+                "POST", "\(Self.device)/devices/web",
+                #"{"token":"\#(Self.webToken(endpoint: "https://fcm.googleapis.com/fcm/send/x"))"}"#),
             400, "Bad request", contains: "push service is refused")
         try assertBeamsError(
             try call("POST", "\(Self.device)/devices/web", #"{"token":"eyJmb28iOiJiYXIifQ=="}"#), 400, "Bad request",
@@ -287,7 +308,11 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             ]))
 
         // stop(): the id encoded, 200, and gone.
-        XCTAssertEqual(try call("DELETE", "\(Self.device)/devices/web/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)").status, 200)
+        XCTAssertEqual(
+            try call(
+                "DELETE",
+                "\(Self.device)/devices/web/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            ).status, 200)
         try assertBeamsError(try call("GET", webDevice), 404, "Not found")
     }
 
@@ -307,7 +332,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             "/bin/sh", ["-c", #"openssl dgst -sha256 -hmac "$1" -binary | openssl base64 -A"#, "sh", key],
             environment: ProcessInfo.processInfo.environment, stdin: input)
         XCTAssertEqual(signed.status, 0, signed.stderr)
-        let signature = try XCTUnwrap(Data(base64Encoded: signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let signature = try XCTUnwrap(
+            Data(base64Encoded: signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         return "\(input).\(base64URL(signature))"
     }
 
@@ -327,14 +353,21 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         let cases: [(String?, Int, String, String)] = [
             (nil, 401, "Unauthorized", "missing"),
             ("Token \(node)", 401, "Unauthorized", "malformed"),
-            ("Bearer \(try beamsToken(["exp": now + 60, "iss": issuer, "sub": "alice"], key: "not-the-key"))", 401,
-             "Unauthorized", "signature"),
-            ("Bearer \(try beamsToken(["exp": now + 60, "iss": "https://other.pushnotifications.pusher.com", "sub": "alice"], key: key))",
-             403, "Forbidden", "issuer"),
+            (
+                "Bearer \(try beamsToken(["exp": now + 60, "iss": issuer, "sub": "alice"], key: "not-the-key"))", 401,
+                "Unauthorized", "signature"
+            ),
+            (
+                "Bearer \(try beamsToken(["exp": now + 60, "iss": "https://other.pushnotifications.pusher.com", "sub": "alice"], key: key))",
+                403, "Forbidden", "issuer"
+            ),
             ("Bearer \(try beamsToken(["exp": now + 60, "iss": issuer], key: key))", 400, "Bad request", "(sub)"),
             ("Bearer \(try beamsToken(["iss": issuer, "sub": "alice"], key: key))", 400, "Bad request", "(exp)"),
-            ("Bearer \(try beamsToken(["exp": now - 60, "iss": issuer, "sub": "alice"], key: key))", 401, "Unauthorized",
-             "expired"),
+            (
+                "Bearer \(try beamsToken(["exp": now - 60, "iss": issuer, "sub": "alice"], key: key))", 401,
+                "Unauthorized",
+                "expired"
+            ),
         ]
         for (authorization, status, title, fragment) in cases {
             try assertBeamsError(
@@ -344,8 +377,10 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         // iOS sends JSON's content type and no body, Android an empty body: both bind; the
         // same user again is fine, another user is refused.
         XCTAssertEqual(
-            try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(node)", "Content-Type": "application/json"])
-                .status, 200)
+            try call(
+                "PUT", aliceUser, headers: ["Authorization": "Bearer \(node)", "Content-Type": "application/json"]
+            )
+            .status, 200)
         XCTAssertEqual(try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(node)"]).status, 200)
         try assertBeamsError(
             try call("PUT", aliceUser, headers: ["Authorization": "Bearer \(python)"]), 400, "Bad request",
@@ -372,28 +407,36 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             422, "Unprocessable Entity", contains: "1 to 1000")
         try assertBeamsError(
             try send(
-                "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/users", #"{"users":["alice"],"apns":{"aps":{}}}"#),
+                "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/users",
+                #"{"users":["alice"],"apns":{"aps":{}}}"#),
             401, "Unauthorized")
 
         // Removing users: the Python SDK's path, then the Node SDK's.
-        try assertBeamsError(try call("DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice"), 401, "Unauthorized")
+        try assertBeamsError(
+            try call("DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice"), 401, "Unauthorized")
         let removed = try call(
-            "DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice", headers: ["Authorization": "Bearer \(key)"])
+            "DELETE", "/customer_api/v1/instances/\(Self.instance)/users/alice",
+            headers: ["Authorization": "Bearer \(key)"])
         XCTAssertEqual(removed.status, 200, removed.text)
         try assertBeamsError(try call("GET", "\(Self.device)/devices/apns/\(alice)"), 404, "Not found")
         XCTAssertEqual(
-            try call("DELETE", "/user_api/v1/instances/\(Self.instance)/users/bob", headers: ["Authorization": "Bearer \(key)"])
-                .status, 200)
+            try call(
+                "DELETE", "/user_api/v1/instances/\(Self.instance)/users/bob",
+                headers: ["Authorization": "Bearer \(key)"]
+            )
+            .status, 200)
         try assertBeamsError(try call("GET", "\(Self.device)/devices/apns/\(bob)"), 404, "Not found")
         try assertBeamsError(
-            try call("DELETE", "/user_api/v1/instances/nope/users/bob", headers: ["Authorization": "Bearer \(key)"]), 404,
+            try call("DELETE", "/user_api/v1/instances/nope/users/bob", headers: ["Authorization": "Bearer \(key)"]),
+            404,
             "Instance not found")
 
         // At most 100 devices per user (and app).
         let carol = try beamsToken(["exp": now + 600, "iss": issuer, "sub": "carol"], key: key)
         for n in 0..<BeamsLimits.devicesPerUser {
             let id = try XCTUnwrap(registerAPNs(Self.token(100 + n))["id"] as? String)
-            let bound = try call("PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(carol)"])
+            let bound = try call(
+                "PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(carol)"])
             XCTAssertEqual(bound.status, 200, bound.text)
         }
         let extra = try XCTUnwrap(registerAPNs(Self.token(99))["id"] as? String)
@@ -413,7 +456,8 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
         let token = try beamsToken(
             ["exp": now + 60, "iss": "https://\(Self.instance).pushnotifications.pusher.com", "sub": "dave"], key: key)
         try assertBeamsError(
-            try call("PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(token)"]), 401,
+            try call("PUT", "\(Self.device)/devices/apns/\(id)/user", headers: ["Authorization": "Bearer \(token)"]),
+            401,
             "Unauthorized", contains: "No sender key here can verify")
     }
 }

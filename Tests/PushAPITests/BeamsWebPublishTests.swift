@@ -32,7 +32,8 @@ final class BeamsWebPublishTests: XCTestCase {
 
     func testTheWebHalfCarriesThePusherFieldsAndItsTTL() throws {
         let response = publish(
-            #"{"interests":["news"],"web":{"notification":{"title":"Hi","body":"There","deep_link":"https://shop.example/x","hide_notification_if_site_has_focus":true},"data":{"order":7},"time_to_live":3600}}"#)
+            #"{"interests":["news"],"web":{"notification":{"title":"Hi","body":"There","deep_link":"https://shop.example/x","hide_notification_if_site_has_focus":true},"data":{"order":7},"time_to_live":3600}}"#
+        )
         XCTAssertEqual(response.status, 200, String(decoding: response.body, as: UTF8.self))
         let published = try XCTUnwrap(store.published.first)
         XCTAssertEqual(published.appIDs, [web.id], "the instance's APNs app gets no half")

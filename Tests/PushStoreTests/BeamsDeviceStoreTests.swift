@@ -26,7 +26,9 @@ final class BeamsDeviceStoreTests: StoreTestCase {
     }
 
     func testARegisteredTokenKeepsItsClientInterestsAndMetadata() throws {
-        XCTAssertEqual(try register("d1", seed: 1, metadata: #"{"sdkVersion":"4.0.0"}"#), BeamsRegistration(id: "d1", interests: []))
+        XCTAssertEqual(
+            try register("d1", seed: 1, metadata: #"{"sdkVersion":"4.0.0"}"#),
+            BeamsRegistration(id: "d1", interests: []))
         XCTAssertTrue(try store.replaceBeamsInterests(clientID: "d1", interests: ["b", "a-z"]))
         XCTAssertEqual(try register("d2", seed: 1), BeamsRegistration(id: "d1", interests: ["a-z", "b"]))
         XCTAssertEqual(try store.beamsDevice(id: "d1")?.metadata, #"{"sdkVersion":"4.0.0"}"#, "kept when none is sent")
@@ -94,7 +96,8 @@ final class BeamsDeviceStoreTests: StoreTestCase {
         XCTAssertEqual(try store.beamsTokenSecrets().map(\.secret), ["pgk_new"])
         XCTAssertEqual(try store.beamsTokenSecrets().first?.key.scope.dialects, [.beams])
         XCTAssertEqual(
-            try store.senderKeys().map { "\($0.name) \($0.verifiesBeamsTokens)" }, ["gone true", "new true", "old false"])
+            try store.senderKeys().map { "\($0.name) \($0.verifiesBeamsTokens)" },
+            ["gone true", "new true", "old false"])
         XCTAssertEqual(try store.validSenderKey(digest: "d-new")?.verifiesBeamsTokens, true)
         XCTAssertThrowsError(try store.addSenderKey(name: "new", digest: "x", scope: .unrestricted, secret: "y"))
     }

@@ -109,7 +109,8 @@ public struct BeamsDeviceAPI: DialectHandler {
     private func register(_ path: BeamsDevicePath, _ body: BeamsJSONBody) throws -> Response {
         let instance = try self.instance(path)
         guard let platform = path.platform, let app = instance.app(for: platform) else {
-            throw BeamsError.invalidField("This instance has no \(Self.name(path.platform)) app to register devices with.")
+            throw BeamsError.invalidField(
+                "This instance has no \(Self.name(path.platform)) app to register devices with.")
         }
         let text: String
         do {
@@ -223,7 +224,9 @@ public struct BeamsDeviceAPI: DialectHandler {
         var names: [String] = []
         var seen = Set<String>()
         for (index, item) in listed.enumerated() {
-            guard let text = item.stringValue else { throw BeamsError.invalidField("interests[\(index)] is not a string.") }
+            guard let text = item.stringValue else {
+                throw BeamsError.invalidField("interests[\(index)] is not a string.")
+            }
             let name = try Self.interestName(text)
             if seen.insert(name.rawValue).inserted { names.append(name.rawValue) }
         }

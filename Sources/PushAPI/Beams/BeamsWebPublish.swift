@@ -18,7 +18,8 @@ struct BeamsWebPublish: Equatable {
         switch fields["notification"] {
         case nil, .null?: notification = nil
         case .object(let given)?:
-            for name in Self.notificationStrings where !(given[name].map { $0.stringValue != nil || $0.isNull } ?? true) {
+            for name in Self.notificationStrings where !(given[name].map { $0.stringValue != nil || $0.isNull } ?? true)
+            {
                 throw .unprocessable("web.notification.\(name) must be a string.")
             }
             for name in Self.notificationFlags where !(given[name].map { $0.boolValue != nil || $0.isNull } ?? true) {
