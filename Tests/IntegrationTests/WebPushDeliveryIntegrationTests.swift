@@ -99,6 +99,14 @@ final class WebPushDeliveryIntegrationTests: XCTestCase {
         XCTAssertEqual(try pnm2(selector: "alice-account-000000000", message: "too late").status, 200)
         XCTAssertEqual(try storedSelectors(), ["bob-account-0000000000"])
         XCTAssertEqual(push.messages(for: alice).count, 1)
+
+        // serve's metrics name the provider and the verdict's word (the CLI's sends are its own).
+        let metrics = try PrometheusText(try pushgate.client.get("/metrics").text)
+        let answers = "pushgate_upstream_answers_total"
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "201", "reason": "ok"]), 1)
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "403", "reason": "Forbidden"]), 1)
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "410", "reason": "Gone"]), 1)
+        XCTAssertEqual(metrics.value("pushgate_tokens_pruned_total", ["provider": "web", "reason": "Gone"]), 1)
     }
 }
 
