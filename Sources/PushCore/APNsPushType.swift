@@ -60,6 +60,13 @@ public enum APNsPushType: String, Sendable, Codable, CaseIterable {
         return bundleID + suffix
     }
 
+    /// Whether Apple takes `topic` for this type: one with a suffix needs a topic ending with it
+    /// (and naming a bundle id before it); the others take any topic.
+    public func accepts(topic: String) -> Bool {
+        guard let suffix = topicSuffix else { return true }
+        return topic.hasSuffix(suffix) && topic.count > suffix.count
+    }
+
     /// The bundle id a topic of this type names: the topic without this type's suffix.
     public func bundleID(topic: String) -> String {
         guard let suffix = topicSuffix, topic.hasSuffix(suffix), topic.count > suffix.count else { return topic }

@@ -54,6 +54,10 @@ final class PushTypeOptionsTests: XCTestCase {
         XCTAssertEqual(try register("mdm", topic: "com.apple.mgmt.External.1").apnsTopic, "com.apple.mgmt.External.1")
 
         XCTAssertTrue(failure { try self.register("mdm") }.contains("--push-type mdm needs --topic"))
+        XCTAssertEqual(
+            failure { try self.register("voip", topic: "com.example.app") },
+            "--topic com.example.app does not end with .voip after the bundle id, which APNs requires of voip pushes")
+        XCTAssertTrue(failure { try self.register("widgets", topic: ".push-type.widgets") }.contains("does not end with"))
         let unknown = failure { try self.register("banner") }
         XCTAssertTrue(unknown.contains("--push-type must be one of alert, background, location"), unknown)
         XCTAssertTrue(unknown.hasSuffix("not banner"), unknown)
@@ -89,6 +93,8 @@ final class PushTypeOptionsTests: XCTestCase {
             (SendControls(expiration: -1), "--expiration must be a Unix time in seconds"),
             (SendControls(collapseID: String(repeating: "x", count: 65)), "--collapse-id must be at most 64 bytes (it is 65)"),
             (SendControls(pushType: "mdm"), "--push-type mdm needs --topic"),
+            (SendControls(pushType: "liveactivity", topic: "com.example.app"), "--topic com.example.app does not end with .push-type.liveactivity"),
+            (SendControls(topic: "com.example.app"), "--topic com.example.app does not end with .voip"),
             (SendControls(pushType: "banner"), "--push-type must be one of"),
             (SendControls(ttl: 60), "--ttl is for FCM apps; com.example.app is an APNs app"),
             (SendControls(fcmPriority: "high"), "--fcm-priority is for FCM apps"),

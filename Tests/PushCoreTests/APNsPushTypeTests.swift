@@ -27,6 +27,12 @@ final class APNsPushTypeTests: XCTestCase {
         XCTAssertEqual(APNsPushType.pushtotalk.topic(bundleID: "com.example.voip"), "com.example.voip.voip-ptt")
         XCTAssertEqual(APNsPushType.voip.bundleID(topic: "com.other"), "com.other", "no suffix: the topic is kept")
         XCTAssertEqual(APNsPushType.voip.bundleID(topic: ".voip"), ".voip", "a suffix alone is no bundle id")
+        XCTAssertTrue(APNsPushType.voip.accepts(topic: "com.example.app.voip"))
+        XCTAssertFalse(APNsPushType.voip.accepts(topic: "com.example.app"))
+        XCTAssertFalse(APNsPushType.voip.accepts(topic: ".voip"))
+        XCTAssertFalse(APNsPushType.pushtotalk.accepts(topic: "com.example.app.voip"))
+        XCTAssertTrue(APNsPushType.alert.accepts(topic: "com.example.app.voip"), "alert takes any topic")
+        XCTAssertTrue(APNsPushType.mdm.accepts(topic: "com.apple.mgmt.External.1"))
     }
 
     func testPrioritiesExpirationsAndLimits() {

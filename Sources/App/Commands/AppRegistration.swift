@@ -95,8 +95,16 @@ struct AppRegistration {
         guard Self.isValidTopic(topic) else {
             throw CommandFailure("--topic \(topic) is not a valid APNs topic (a bundle id: letters, digits, '.', '-', '_')")
         }
+        try Self.requireTopic(topic, for: type)
         return RegisteredApp(
             id: appID, credentials: credentials, apnsTopic: topic, apnsPushType: type, sandbox: sandbox, appKey: appKey)
+    }
+
+    /// Apple refuses a push whose topic lacks its type's suffix; so does `apps add`, at once.
+    static func requireTopic(_ topic: String, for type: APNsPushType) throws {
+        guard !type.accepts(topic: topic), let suffix = type.topicSuffix else { return }
+        throw CommandFailure(
+            "--topic \(topic) does not end with \(suffix) after the bundle id, which APNs requires of \(type.rawValue) pushes")
     }
 
     static func pushType(_ name: String) throws -> APNsPushType {

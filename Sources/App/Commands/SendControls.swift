@@ -35,6 +35,7 @@ struct SendControls: Equatable {
         if pushType != nil { message.pushType = type }
         if let topic {
             guard !topic.isEmpty, topic.utf8.count <= 255 else { throw CommandFailure("--topic must be 1 to 255 bytes") }
+            try AppRegistration.requireTopic(topic, for: type)
             message.topic = topic
         } else if type != appType {
             let bundleID = appType.bundleID(topic: app.apnsTopic ?? app.id.rawValue)
