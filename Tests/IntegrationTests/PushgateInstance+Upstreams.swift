@@ -30,13 +30,14 @@ extension PushgateInstance {
     }
 
     /// `apps add` of a web app with a VAPID key made by the openssl tool, as an operator would.
-    func addWebApp(id: String, subject: String = "mailto:ops@example.com") throws {
+    func addWebApp(id: String, subject: String = "mailto:ops@example.com", _ extra: [String] = []) throws {
         let keyFile = directory.appendingPathComponent("vapid-\(id).pem").path
         let generated = try run(
             "/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyFile])
         guard generated.status == 0 else { throw Failure("openssl genpkey failed: \(generated.stderr)") }
         let added = try cli(
-            ["apps", "add", "--id", id, "--platform", "web", "--vapid-subject", subject, "--vapid-key-file", keyFile])
+            ["apps", "add", "--id", id, "--platform", "web", "--vapid-subject", subject, "--vapid-key-file", keyFile]
+                + extra)
         guard added.status == 0 else { throw Failure("apps add \(id) failed: \(added.stderr)") }
     }
 

@@ -99,5 +99,71 @@ final class WebPushDeliveryIntegrationTests: XCTestCase {
         XCTAssertEqual(try pnm2(selector: "alice-account-000000000", message: "too late").status, 200)
         XCTAssertEqual(try storedSelectors(), ["bob-account-0000000000"])
         XCTAssertEqual(push.messages(for: alice).count, 1)
+
+        // serve's metrics name the provider and the verdict's word (the CLI's sends are its own).
+        let metrics = try PrometheusText(try pushgate.client.get("/metrics").text)
+        let answers = "pushgate_upstream_answers_total"
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "201", "reason": "ok"]), 1)
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "403", "reason": "Forbidden"]), 1)
+        XCTAssertEqual(metrics.value(answers, ["provider": "web", "status": "410", "reason": "Gone"]), 1)
+        XCTAssertEqual(metrics.value("pushgate_tokens_pruned_total", ["provider": "web", "reason": "Gone"]), 1)
+    }
+}
+
+/// A browser registered through the Beams device API, as the web SDK does, reached by a Beams
+/// publish through the durable outbox; the push service's 429 is retried after its
+/// Retry-After, and the retry arrives once, decrypted.
+final class BeamsWebPushIntegrationTests: XCTestCase {
+    static let instance = "6c2b2f0e-8a54-4c64-9a43-0b2d6a3a7e11"
+
+    var push: MockWebPush!
+    var pushgate: PushgateInstance!
+
+    override func setUpWithError() throws {
+        var configuration = MockWebPushConfiguration()
+        configuration.eventLoopThreads = 1
+        push = try MockWebPush(configuration: configuration)
+        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: nil, webPush: push))
+        try pushgate.start()
+        try pushgate.addWebApp(id: "com.example.site", ["--app-key", Self.instance])
+    }
+
+    override func tearDown() {
+        pushgate?.stop()
+        pushgate = nil
+        push?.shutdown()
+        push = nil
+    }
+
+    private func call(_ method: String, _ path: String, _ body: String) throws -> HTTPClient.Response {
+        try pushgate.client.request(method, path, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
+    }
+
+    func testAPublishReachesTheBrowserAfterA429() throws {
+        let subscription = try push.createSubscription()
+        let device = "/device_api/v1/instances/\(Self.instance)/devices/web"
+        let registered = try call("POST", device, #"{"token":"\#(Base64.encode(Array(subscription.json.utf8)))"}"#)
+        XCTAssertEqual(registered.status, 200, registered.text)
+        let id = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(registered.body)) as? [String: Any])?["id"] as? String)
+        XCTAssertEqual(try call("PUT", "\(device)/\(id)/interests", #"{"interests":["news"]}"#).status, 200)
+
+        push.inject(.status(429, reason: "Too Many Requests", retryAfter: 1))
+        let published = try call(
+            "POST", "/publish_api/v1/instances/\(Self.instance)/publishes/interests",
+            #"{"interests":["news"],"web":{"notification":{"title":"Hello","body":"from Beams"},"time_to_live":300}}"#)
+        XCTAssertEqual(published.status, 200, published.text)
+
+        XCTAssertTrue(push.waitForRequests(count: 2, timeout: .seconds(20)), "\(push.log.counters)\n\(pushgate.serveLog)")
+        XCTAssertEqual(push.log.counters.byStatus, [429: 1, 201: 1])
+        let message = try XCTUnwrap(push.messages(for: subscription).first)
+        XCTAssertEqual(push.messages.count, 1)
+        XCTAssertEqual(message.ttl, 300)
+        let payload = try XCTUnwrap(try JSONValue.parse(message.plaintext).objectValue, message.text)
+        XCTAssertEqual(payload["notification"], .object(["title": .string("Hello"), "body": .string("from Beams")]))
+        XCTAssertEqual(
+            payload["data"]?.objectValue?["pusher"]?.objectValue?["instanceId"], .string(Self.instance), message.text)
+        let retried = push.requests.map(\.receivedAt)
+        XCTAssertGreaterThanOrEqual(retried[1].timeIntervalSince(retried[0]), 1, "not before Retry-After")
     }
 }

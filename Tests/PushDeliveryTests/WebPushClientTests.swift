@@ -105,6 +105,20 @@ final class WebPushClientTests: XCTestCase {
         XCTAssertTrue(transport.requests.isEmpty, "nothing was sent")
     }
 
+    /// 65 bytes that start like a point but lie on no curve: nothing can ever be encrypted to
+    /// them, so the subscription is as dead as a 410 one (and nothing is sent).
+    func testKeysThatAreNoPointMakeADeadSubscription() throws {
+        var point = subscriber.publicKey
+        point[64] ^= 1
+        let json = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(Base64URL.encode(point))","auth":"\#(Base64URL.encode(auth))"}}"#
+        var notification = try push()
+        notification.token = try XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8))).token
+        guard case .deadToken(let reason, nil)? = try send(notification) else { return XCTFail("expected dead") }
+        XCTAssertTrue(reason.hasPrefix("BadSubscription: "), reason)
+        XCTAssertEqual(UpstreamReasonLabel.bounded(reason), "BadSubscription")
+        XCTAssertTrue(transport.requests.isEmpty)
+    }
+
     func testTheConnectedAddressIsChecked() throws {
         transport.preload("push.test", status: 201)
         _ = try send(push())

@@ -15,10 +15,11 @@ enum WebPushVerdict: Equatable {
     /// 429, 5xx, no answer: try again, after `Retry-After` when given.
     case retryLater(reason: String, afterSeconds: Int?)
 
-    /// The reason words, `UpstreamReasonLabel`'s list for Web Push.
+    /// The reason words, `UpstreamReasonLabel`'s list for Web Push (with `BadSubscription`,
+    /// the client's own for keys nothing can be encrypted to).
     static let reasonWords: Set<String> = [
         "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Gone", "PayloadTooLarge", "TooManyRequests",
-        "ServiceUnavailable", "EndpointRefused", "Refused",
+        "ServiceUnavailable", "EndpointRefused", "Refused", "BadSubscription",
     ]
 
     static func interpret(_ outcome: UpstreamOutcome, now: Int) -> WebPushVerdict {
