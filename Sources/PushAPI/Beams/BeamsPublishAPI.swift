@@ -6,9 +6,8 @@ import PushCore
 /// Beams is the `app_key` of its apps here: one APNs and one FCM app at most, and the
 /// publish's `apns` half goes to the first's devices, its `fcm` half to the second's.
 /// Served as `SenderOnly(BeamsPublishAPI(…), senders:)`: only senders may publish.
-public struct BeamsPublishAPI: SendEndpoint {
+public struct BeamsPublishAPI: BeamsSendEndpoint {
     public static let prefix = "/publish_api"
-    public let dialect = SenderDialect.beams
 
     private let store: any BeamsStore
     private let identifiers: RandomIdentifier
@@ -23,38 +22,15 @@ public struct BeamsPublishAPI: SendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
-    }
-
     public func checkAddress(_ request: Request) throws {
         _ = try Self.instance(request.path)
         guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
     }
 
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
-        case .forbidden(let reason): return BeamsError.forbidden(reason)
-        }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
-    }
-
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let appKey = try Self.instance(request.path)
-        guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
-        // An instance is its apps together: a key must reach all of them, or it could publish
-        // one half of a push meant for both.
-        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
+        let instance = try instance(appKey, in: store, for: sender)
         let publish = try BeamsPublish(BeamsJSONBody(request))
         // Each app of the instance gets the publish when it carries that platform's half;
         // one without a half is skipped (Beams publishes to iOS only, or Android only).

@@ -5,10 +5,9 @@ import PushCore
 /// SDK's path) and `DELETE /user_api/v1/…` (the Node SDK's): removes the devices bound to
 /// the user (a backend's "delete this account"). 200 with an empty body, whether or not
 /// the user had devices.
-public struct BeamsUserAPI: SendEndpoint {
+public struct BeamsUserAPI: BeamsSendEndpoint {
     public static let prefix = "/customer_api"
     public static let nodePrefix = "/user_api"
-    public let dialect = SenderDialect.beams
 
     private let store: any BeamsStore & BeamsDeviceStore
 
@@ -16,35 +15,15 @@ public struct BeamsUserAPI: SendEndpoint {
         self.store = store
     }
 
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
-    }
-
     public func checkAddress(_ request: Request) throws {
         _ = try Self.address(request.path)
         guard request.method == "DELETE" else { throw BeamsError.methodNotAllowed(allowed: ["DELETE"]) }
     }
 
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
-        case .forbidden(let reason): return BeamsError.forbidden(reason)
-        }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
-    }
-
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let (appKey, userID) = try Self.address(request.path)
-        guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
-        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
+        let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
         var response = Response.emptyOK
         response.logNote = "removed \(removed) devices of a user"

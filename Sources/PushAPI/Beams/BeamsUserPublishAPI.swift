@@ -5,8 +5,7 @@ import PushCore
 /// to 1 to 1,000 users (see `BeamsDeviceAPI`'s `PUT …/user`), each device once, through the
 /// durable outbox. The body is a publish's with `users` in place of `interests`; its halves
 /// go to their platform's devices as a publish to interests does.
-public struct BeamsUserPublishAPI: SendEndpoint {
-    public let dialect = SenderDialect.beams
+public struct BeamsUserPublishAPI: BeamsSendEndpoint {
     /// Beams' limits: users per publish, and the body (larger than a publish to interests').
     static let maximumUsers = 1_000
     static let maximumBytes = 200 * 1024
@@ -29,35 +28,15 @@ public struct BeamsUserPublishAPI: SendEndpoint {
         path.hasSuffix("/publishes/users")
     }
 
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
-    }
-
     public func checkAddress(_ request: Request) throws {
         _ = try Self.instance(request.path)
         guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
     }
 
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
-        case .forbidden(let reason): return BeamsError.forbidden(reason)
-        }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
-    }
-
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
         let appKey = try Self.instance(request.path)
-        guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
-        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
+        let instance = try instance(appKey, in: store, for: sender)
         let body = try BeamsJSONBody(request, limit: Self.maximumBytes)
         let users = try Self.users(body.fields["users"])
         // The halves are read as a publish to interests reads them, so that both accept the
