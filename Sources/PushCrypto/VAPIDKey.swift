@@ -20,19 +20,7 @@ public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
 
     /// A new key from OpenSSL's random generator.
     public static func generate() throws(CryptoError) -> VAPIDKey {
-        OpenSSLErrorQueue.clear()
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-            throw OpenSSLErrorQueue.error("EVP_PKEY_CTX_new_from_name")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 else {
-            throw OpenSSLErrorQueue.error("EVP_PKEY_keygen_init")
-        }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_generate(context, &generated) == 1, let generated else {
-            throw OpenSSLErrorQueue.error("EVP_PKEY_generate")
-        }
-        return VAPIDKey(key: EVPKey(taking: generated))
+        VAPIDKey(key: try P256Key.generate())
     }
 
     /// The private key as PKCS#8 PEM, the form `init(pem:)` reads and the store keeps.
@@ -48,13 +36,7 @@ public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
 
     /// The public key as an uncompressed point, `0x04 ‖ x ‖ y`: 65 bytes.
     public func publicKey() throws(CryptoError) -> [UInt8] {
-        OpenSSLErrorQueue.clear()
-        var point = [UInt8](repeating: 0, count: 65)
-        var length = 0
-        guard EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length) == 1,
-            length == 65, point[0] == 0x04
-        else { throw OpenSSLErrorQueue.error("EVP_PKEY_get_octet_string_param") }
-        return point
+        try P256Key.publicPoint(of: key)
     }
 
     /// What browsers take as `applicationServerKey`, what Beams' web SDK fetches, and the `k`
