@@ -1,10 +1,8 @@
-import COpenSSL
-
 /// HKDF with HMAC-SHA-256 (RFC 5869), the key derivation of Web Push encryption (RFC 8291).
 public enum HKDF {
     /// HKDF-Extract: `PRK = HMAC-SHA-256(salt, input key material)`.
     public static func extract(salt: [UInt8], inputKeyMaterial: [UInt8]) -> [UInt8] {
-        hmacSHA256(key: salt, message: inputKeyMaterial)
+        HMACSHA256.mac(key: salt, message: inputKeyMaterial)
     }
 
     /// HKDF-Expand to `length` bytes (at most 32 · 255). Web Push never asks for more than 32,
@@ -15,20 +13,10 @@ public enum HKDF {
         var previous: [UInt8] = []
         var counter: UInt8 = 1
         while output.count < length {
-            previous = hmacSHA256(key: pseudoRandomKey, message: previous + info + [counter])
+            previous = HMACSHA256.mac(key: pseudoRandomKey, message: previous + info + [counter])
             output += previous
             counter &+= 1
         }
         return Array(output.prefix(length))
-    }
-
-    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        // HMAC fails only when OpenSSL cannot allocate or lacks SHA-256, nothing a caller
-        // could handle; a wrong key would make every message unreadable.
-        guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &digest, &length) != nil, length == 32
-        else { fatalError("HMAC-SHA-256 failed: \(OpenSSLErrorQueue.error("HMAC"))") }
-        return digest
     }
 }

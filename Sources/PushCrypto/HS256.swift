@@ -4,23 +4,6 @@ import PushCore
 /// HMAC-SHA256 JWTs (RFC 7518 §3.2), the Pusher Beams tokens a server SDK signs with its
 /// secret key. Only verified here: pushgate never issues one.
 public enum HS256 {
-    /// HMAC-SHA256 of `message` under `key`.
-    public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 32)
-        var length = 0
-        // Fails only when OpenSSL cannot allocate or lacks HMAC/SHA-256; a wrong MAC would
-        // silently refuse (or pass) every token.
-        let written = key.withUnsafeBytes { keyBytes in
-            EVP_Q_mac(
-                nil, "HMAC", nil, "SHA256", nil, keyBytes.baseAddress, key.count, message, message.count, &output,
-                output.count, &length)
-        }
-        guard written != nil, length == 32 else {
-            fatalError("EVP_Q_mac(HMAC-SHA256) failed: \(OpenSSLErrorQueue.error("EVP_Q_mac"))")
-        }
-        return output
-    }
-
     /// The claims of `token` when it is a well-formed JWT whose header says HS256 and whose
     /// signature is the HMAC of `secret` (its UTF-8, as the Node and Python SDKs sign);
     /// nil otherwise. The comparison takes the same time wherever the bytes differ.
@@ -28,7 +11,7 @@ public enum HS256 {
         guard let decoded = try? JWT.decode(token), decoded.header["alg"] == .string("HS256"),
             decoded.signature.count == 32
         else { return nil }
-        let expected = mac(key: Array(secret.utf8), message: decoded.signingInput)
+        let expected = HMACSHA256.mac(key: Array(secret.utf8), message: decoded.signingInput)
         guard CRYPTO_memcmp(expected, decoded.signature, 32) == 0 else { return nil }
         return decoded.claims
     }

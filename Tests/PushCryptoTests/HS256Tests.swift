@@ -8,7 +8,7 @@ final class HS256Tests: XCTestCase {
     func testTheMACIsRFC4231s() {
         // RFC 4231 §4.3, test case 2.
         XCTAssertEqual(
-            Hex.encode(HS256.mac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))),
+            Hex.encode(HMACSHA256.mac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
