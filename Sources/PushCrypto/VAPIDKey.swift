@@ -5,22 +5,25 @@ import COpenSSL
 /// subscribed (`applicationServerKey`). A push service refuses a push signed by any other key.
 public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
     let key: EVPKey
+    /// The public point, read once: every push's VAPID header and cache key name it.
+    private let point: [UInt8]
 
     /// Loads a P-256 private key (PKCS#8 `PRIVATE KEY` PEM; SEC1 `EC PRIVATE KEY` too).
     public init(pem: String) throws(CryptoError) {
         let key = try PEMReader.privateKey(pem, expectedHeader: "-----BEGIN PRIVATE KEY-----")
         guard key.isA("EC") else { throw .wrongKeyType(found: key.typeName, expected: "EC") }
         guard key.isP256 else { throw .wrongCurve(found: key.curveName ?? "unknown", neededBy: "VAPID") }
-        self.key = key
+        try self.init(key: key)
     }
 
-    private init(key: EVPKey) {
+    private init(key: EVPKey) throws(CryptoError) {
         self.key = key
+        point = try P256Key.publicPoint(of: key)
     }
 
     /// A new key from OpenSSL's random generator.
     public static func generate() throws(CryptoError) -> VAPIDKey {
-        VAPIDKey(key: try P256Key.generate())
+        try VAPIDKey(key: try P256Key.generate())
     }
 
     /// The private key as PKCS#8 PEM, the form `init(pem:)` reads and the store keeps.
@@ -36,7 +39,7 @@ public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
 
     /// The public key as an uncompressed point, `0x04 ‖ x ‖ y`: 65 bytes.
     public func publicKey() throws(CryptoError) -> [UInt8] {
-        try P256Key.publicPoint(of: key)
+        point
     }
 
     /// What browsers take as `applicationServerKey`, what Beams' web SDK fetches, and the `k`
