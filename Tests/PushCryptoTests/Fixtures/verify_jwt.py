@@ -48,7 +48,11 @@ def main():
         expected_header = json.load(file)
     with open(claims_path) as file:
         expected_claims = json.load(file)
+    verify_token(alg, key, token, expected_header, expected_claims)
 
+
+def verify_token(alg, key, token, expected_header, expected_claims):
+    """Exits as the module's docstring says unless `token` is valid and as expected."""
     parts = token.split(".")
     if len(parts) != 3:
         fail(2, f"expected 3 parts, found {len(parts)}")
