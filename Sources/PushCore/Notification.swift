@@ -73,21 +73,6 @@ public struct WebPushMessage: Sendable, Equatable {
         self.urgency = urgency
         self.topic = topic
     }
-
-    /// Is `text` a topic push services take: 1 to 32 characters of the base64url alphabet?
-    public static func isValidTopic(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return !bytes.isEmpty && bytes.count <= 32
-            && bytes.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    return true
-                default:
-                    return false
-                }
-            }
-    }
 }
 
 /// One push to one device. A dialect fills in the half (or both) for the platforms it can

@@ -56,9 +56,9 @@ public struct BeamsClientAPI: DialectHandler {
         }
         // The iOS and Android SDKs share the instance id: the platform picks the app.
         guard let app = instance.app(for: type.platform) else {
-            let present = instance.apps.map { Self.name($0.platform) }.joined(separator: " and ")
+            let present = instance.apps.map { $0.platform.providerName }.joined(separator: " and ")
             throw BeamsError.invalidField(
-                "This instance has no \(Self.name(type.platform)) app: platform_type \(type.rawValue) cannot register "
+                "This instance has no \(type.platform.providerName) app: platform_type \(type.rawValue) cannot register "
                     + "under it (its apps are \(present)).")
         }
         let token = try Self.token(text, type: type, app: app)
@@ -109,7 +109,7 @@ public struct BeamsClientAPI: DialectHandler {
     {
         guard type.platform == app.platform else {
             throw .invalidField(
-                "platform_type \(type.rawValue) does not match the client, which registered as \(Self.name(app.platform)).")
+                "platform_type \(type.rawValue) does not match the client, which registered as \(app.platform.providerName).")
         }
         switch type {
         case .apns:
@@ -123,10 +123,6 @@ public struct BeamsClientAPI: DialectHandler {
             }
             return token
         }
-    }
-
-    private static func name(_ platform: Platform) -> String {
-        platform == .apns ? "APNs" : "FCM"
     }
 
     private static func client(_ status: Int, id: String, type: BeamsPlatformType, token: String) -> Response {
