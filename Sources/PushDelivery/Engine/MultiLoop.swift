@@ -22,12 +22,9 @@ final class MultiLoop: @unchecked Sendable {
     /// Transfers libcurl is running, by easy handle; holding them here keeps them alive for the
     /// callbacks, which get them as unretained context pointers.
     private var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [EasyHandle] = []
     private let gate = ConnectionGate()
     /// Transfers the gate let through, started before the backlog.
     private var released: [CurlTransfer] = []
-    /// Idle easy handles kept beyond this are freed: each holds libcurl's buffers.
-    private let maximumIdleHandles = 256
 
     init(
         multi: MultiHandle, queue: SubmissionQueue, settings: EasySettings, configuration: CurlEngineConfiguration,
@@ -67,7 +64,6 @@ final class MultiLoop: @unchecked Sendable {
             curl_multi_poll(multi.pointer, nil, 0, stopping ? 100 : 1000, nil)
         }
         abortInFlight()
-        idleHandles.removeAll()
         curl_multi_cleanup(multi.pointer)
         logger.debug("curl engine stopped")
     }
@@ -109,7 +105,7 @@ final class MultiLoop: @unchecked Sendable {
 
     /// Starts a transfer the gate admitted; a failure to start is reported to the gate too.
     private func start(_ transfer: CurlTransfer) -> Bool {
-        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
+        guard let handle = EasyHandle() else {
             finish(transfer, .failure(.connectionLost("curl_easy_init failed")))
             return false
         }
@@ -117,13 +113,11 @@ final class MultiLoop: @unchecked Sendable {
         do {
             try handle.prepare(for: transfer, context: context, settings: settings)
         } catch {
-            recycle(handle)
             finish(transfer, .failure(error))
             return false
         }
         let code = curl_multi_add_handle(multi.pointer, handle.pointer)
         guard code == CURLM_OK else {
-            recycle(handle)
             finish(transfer, .failure(.invalidRequest("curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")))
             return false
         }
@@ -143,10 +137,7 @@ final class MultiLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi.pointer, easy)
             guard let transfer = inFlight.removeValue(forKey: easy) else { continue }
             let outcome = self.outcome(of: transfer, result: result)
-            if let handle = transfer.handle {
-                transfer.handle = nil
-                recycle(handle)
-            }
+            transfer.handle = nil
             if newConnections > 0 { statistics.withLock { $0.connectionsOpened += newConnections } }
             finish(transfer, outcome)
         }
@@ -165,10 +156,6 @@ final class MultiLoop: @unchecked Sendable {
         }
         return .success(
             UpstreamResponse(status: handle.responseCode, headers: transfer.responseHeaders, body: transfer.responseBody))
-    }
-
-    private func recycle(_ handle: EasyHandle) {
-        if idleHandles.count < maximumIdleHandles { idleHandles.append(handle) }
     }
 
     /// Completions run here, on the engine thread, outside every lock: they may submit again.
