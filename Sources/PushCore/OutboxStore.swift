@@ -144,6 +144,12 @@ public protocol OutboxStore: Sendable {
     /// not only their ids: the log and the tidying need their device and publish, which the
     /// store then need not read again for every row.
     func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws
+    /// In one transaction: queues the next step of the oldest fan-out still being queued
+    /// (`BeamsStore.publishToInterests`), reading up to `limit` subscriptions, and moves its
+    /// cursor. Fan-outs another node is stepping are skipped, not waited for.
+    func continueFanOuts(limit: Int) throws -> FanOutProgress
+    /// Publishes whose fan-out is still being queued (their rest is not pending yet).
+    func fanOutsInProgress() throws -> Int
     /// When the next pending row is due (maybe in the past), nil when none is pending.
     func nextDueAt() throws -> Int64?
     /// Makes the claimed rows of `node` due now, or every node's claims when `node` is nil:

@@ -35,13 +35,15 @@ final class BeamsTests: XCTestCase {
             if subscribed { interests[clientID, default: []].insert(interest) } else { interests[clientID]?.remove(interest) }
             return .done
         }
-        func publishToInterests(appIDs: [AppID], interests wanted: [String], message: OutboxMessage) throws -> Int {
+        func publishToInterests(appIDs: [AppID], interests wanted: [String], message: OutboxMessage, firstStep: Int)
+            throws -> QueuedFanOut
+        {
             published.append((appIDs, wanted, message))
             let devices = Set(
                 clients.filter { id, client in
                     appIDs.contains(client.app.id) && !(interests[id] ?? []).isDisjoint(with: wanted)
                 }.map(\.value.token))
-            return devices.count
+            return QueuedFanOut(queued: devices.count, continues: false)
         }
     }
 
@@ -226,7 +228,9 @@ final class BeamsTests: XCTestCase {
             func setBeamsInterest(clientID: String, appKey: String, interest: String, subscribed: Bool) throws
                 -> BeamsInterestChange
             { throw Failure() }
-            func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage) throws -> Int { 0 }
+            func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage, firstStep: Int)
+                throws -> QueuedFanOut
+            { QueuedFanOut(queued: 0, continues: false) }
         }
         let api = BeamsClientAPI(store: Broken(), identifiers: identifiers)
         let response = api.handle(json("POST", "/client_api/v1/clients", #"{"app_key":"k","platform_type":"apns","token":"\#(token)"}"#))

@@ -75,8 +75,8 @@ final class BeamsStoreTests: StoreTestCase {
             XCTAssertEqual(try store.setBeamsInterest(clientID: client, appKey: key, interest: interest, subscribed: true), .done)
         }
         let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)))
-        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a", "b"], message: message), 2)
-        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["nobody"], message: message), 0)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a", "b"], message: message).queued, 2)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["nobody"], message: message).queued, 0)
         // The publish nobody receives keeps no payload.
         XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 1)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
@@ -85,11 +85,83 @@ final class BeamsStoreTests: StoreTestCase {
         XCTAssertEqual(try store.pendingCount(), 2)
     }
 
+    /// A publish larger than its first step: the rest is queued by later steps, each
+    /// subscribed device of the app once (through two interests, and two clients on one
+    /// device), and the payload stays while the fan-out is unfinished, even when every row
+    /// queued so far was delivered.
+    func testAPublishQueuedInStepsReachesEachDeviceOnceAndKeepsItsPayloadMeanwhile() throws {
+        for number in 1...9 { try add("c\(number)", seed: UInt8(number)) }
+        try add("c10", seed: 3)  // the same device as c3
+        try store.addBeamsClient(
+            id: "f1", appID: Fixture.fcmAppID, token: DeviceToken.fromFCMText("fcm-token-1")!,
+            reportedToken: "fcm-token-1")
+        var subscriptions = [("f1", "a", "beams-key-1")]
+        for number in 1...10 { subscriptions.append(("c\(number)", number % 3 == 0 ? "b" : "a", "ios-key")) }
+        for number in [1, 2, 3, 4] { subscriptions.append(("c\(number)", "b", "ios-key")) }
+        for (client, interest, key) in subscriptions {
+            XCTAssertEqual(
+                try store.setBeamsInterest(clientID: client, appKey: key, interest: interest, subscribed: true), .done)
+        }
+        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)))
+        let published = try store.publishToInterests(appIDs: [app], interests: ["a", "b"], message: message, firstStep: 3)
+        XCTAssertTrue(published.continues)
+        XCTAssertLessThanOrEqual(published.queued, 3)
+        XCTAssertEqual(try store.fanOutsInProgress(), 1)
+
+        var delivered: [DeviceToken] = []
+        func deliverAll() throws {
+            let claimed = try store.claimDue(limit: 100, now: Int64.max / 2, lease: 1_000)
+            delivered += claimed.map(\.notification.token)
+            try store.complete(claimed.map { ($0, .delivered(id: nil)) }, now: 0)
+        }
+        try deliverAll()
+        XCTAssertEqual(try store.deleteUnusedPayloads(), 0, "housekeeping leaves an unfinished fan-out's payload")
+        XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 1, "so does completing every row so far")
+
+        var queued = published.queued
+        var steps = 0
+        while true {
+            let progress = try store.continueFanOuts(limit: 2)
+            queued += progress.queued
+            steps += 1
+            try deliverAll()
+            if !progress.remaining { break }
+            XCTAssertLessThan(steps, 50, "the cursor moves")
+        }
+        XCTAssertGreaterThan(steps, 2, "in several steps")
+        let expected = (1...9).map { Fixture.apnsToken(UInt8($0)) }
+        XCTAssertEqual(queued, expected.count)
+        XCTAssertEqual(delivered.count, expected.count, "no device twice")
+        XCTAssertEqual(Set(delivered), Set(expected), "every subscribed device of the app, not the FCM client's")
+        XCTAssertEqual(try store.fanOutsInProgress(), 0)
+        XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 0, "the last step took the payload")
+        XCTAssertEqual(try store.continueFanOuts(limit: 2), .none)
+    }
+
+    /// The cursor is the store's: a store opened afresh (a restarted node) goes on where the
+    /// last committed step left off.
+    func testAFanOutGoesOnFromItsCursorInAnotherStore() throws {
+        for number in 1...6 {
+            try add("c\(number)", seed: UInt8(number))
+            XCTAssertEqual(
+                try store.setBeamsInterest(clientID: "c\(number)", appKey: "ios-key", interest: "a", subscribed: true),
+                .done)
+        }
+        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
+        XCTAssertEqual(
+            try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
+            QueuedFanOut(queued: 2, continues: true))
+        let restarted = try makeStore()
+        XCTAssertEqual(try restarted.continueFanOuts(limit: 3), FanOutProgress(queued: 3, remaining: true))
+        XCTAssertEqual(try restarted.continueFanOuts(limit: 3), FanOutProgress(queued: 1, remaining: false))
+        XCTAssertEqual(try restarted.pendingCount(), 6)
+    }
+
     func testAPrunedDeviceTakesItsClientsAndInterests() throws {
         try add("c1", seed: 1)
         XCTAssertEqual(try store.setBeamsInterest(clientID: "c1", appKey: "ios-key", interest: "a", subscribed: true), .done)
         let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
-        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a"], message: message), 1)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app], interests: ["a"], message: message).queued, 1)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
         try store.complete([(claimed[0], .deadToken(reason: "Unregistered", since: nil))], now: 0)
         XCTAssertNil(try store.beamsClient(id: "c1"))
@@ -173,12 +245,12 @@ final class BeamsStoreTests: StoreTestCase {
         let message = OutboxMessage(
             source: "beams:publish", apns: APNsMessage(payload: Array(#"{"aps":{}}"#.utf8)),
             fcm: FCMMessage(fields: ["data": .object(["k": .string("v")])]))
-        XCTAssertEqual(try store.publishToInterests(appIDs: [app, Fixture.fcmAppID], interests: ["a", "b"], message: message), 2)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [app, Fixture.fcmAppID], interests: ["a", "b"], message: message).queued, 2)
         let claimed = try store.claimDue(limit: 10, now: Int64.max / 2, lease: 1_000)
         XCTAssertEqual(Set(claimed.map(\.notification.token)), [Fixture.apnsToken(1), fcmToken])
         // Only the apps named: an FCM-only publish leaves the iPhones out.
-        XCTAssertEqual(try store.publishToInterests(appIDs: [Fixture.fcmAppID], interests: ["a", "b", "other"], message: message), 1)
-        XCTAssertEqual(try store.publishToInterests(appIDs: [], interests: ["a"], message: message), 0)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [Fixture.fcmAppID], interests: ["a", "b", "other"], message: message).queued, 1)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [], interests: ["a"], message: message).queued, 0)
     }
 }
 

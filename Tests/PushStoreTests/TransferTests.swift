@@ -148,7 +148,12 @@ final class TransferTests: StoreTestCase {
 
         // Queued pushes: one to every Beams interest subscriber, one to a bridge topic, then a
         // dead letter and a retry with its error.
-        XCTAssertEqual(try store.publishToInterests(appIDs: [Fixture.apnsAppID], interests: ["news"], message: Outbox.message), 1)
+        XCTAssertEqual(try store.publishToInterests(appIDs: [Fixture.apnsAppID], interests: ["news"], message: Outbox.message).queued, 1)
+        // A publish still being queued: its cursor travels with it.
+        XCTAssertEqual(
+            try store.publishToInterests(
+                appIDs: [Fixture.apnsAppID], interests: ["news", "sports"], message: Outbox.message, firstStep: 1),
+            QueuedFanOut(queued: 1, continues: true))
         XCTAssertEqual(
             try store.enqueueTopicPush(
                 OutboxMessage(

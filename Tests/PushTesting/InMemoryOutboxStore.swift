@@ -135,6 +135,11 @@ public final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
         }
     }
 
+    /// Fan-outs in steps are the SQL stores' (publishes to interests): this store queues only
+    /// lists of devices, all at once.
+    public func continueFanOuts(limit: Int) throws -> FanOutProgress { .none }
+    public func fanOutsInProgress() throws -> Int { 0 }
+
     public func nextDueAt() throws -> Int64? {
         lock.withLock { rows.filter { !$0.dead }.map(\.nextAttemptAt).min() }
     }

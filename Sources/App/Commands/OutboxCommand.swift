@@ -14,6 +14,8 @@ struct OutboxCommand: ParsableCommand {
         func run() throws {
             let store = try Runtime(global).openStore()
             print("pending: \(try store.pendingCount())")
+            // A large publish to interests is queued in steps: its rest is not pending yet.
+            print("publishes still being queued: \(try store.fanOutsInProgress())")
             let shown = 10_000
             let dead = try store.deadLetters(limit: shown).count
             print("dead letters: \(dead == shown ? "\(shown) or more" : String(dead))")

@@ -39,11 +39,14 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         // The id goes into the web half, which the service worker reports with.
         let publishID = "pubid-" + (try identifiers.uuid())
         let message = try publish.message(source: "beams:publish", instanceID: appKey, publishID: publishID)
-        let queued = try store.publishToInterests(
+        let fanOut = try store.publishToInterests(
             appIDs: apps.map(\.id), interests: publish.interests, message: message)
-        if queued > 0 { wakeOutbox() }
+        if fanOut.queued > 0 || fanOut.continues { wakeOutbox() }
         var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
-        response.logNote = "\(publishID) queued for \(queued) devices"
+        response.logNote =
+            fanOut.continues
+            ? "\(publishID) queued for \(fanOut.queued) devices so far; the outbox worker queues the rest"
+            : "\(publishID) queued for \(fanOut.queued) devices"
         return response
     }
 

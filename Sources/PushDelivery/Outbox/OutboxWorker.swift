@@ -89,11 +89,13 @@ public final class OutboxWorker: @unchecked Sendable {
         }
     }
 
-    /// One batch, start to end on the calling thread: claims up to `batchSize` due rows,
-    /// delivers them and completes them. Returns how many rows it claimed (0: nothing was
-    /// due). For tests and a one-off drain (a CLI command) without starting the thread.
+    /// One batch, start to end on the calling thread: takes a step of a publish still being
+    /// queued, claims up to `batchSize` due rows, delivers them and completes them. Returns
+    /// how many rows it claimed (0: nothing was due). For tests and a one-off drain (a CLI
+    /// command) without starting the thread.
     @discardableResult
     public func runOnce() throws -> Int {
+        _ = try store.continueFanOuts(limit: configuration.fanOutStep)
         guard let batch = try claim() else { return 0 }
         batch.deliver(with: deliverer)
         try finish(batch)
@@ -125,15 +127,28 @@ public final class OutboxWorker: @unchecked Sendable {
         var inFlight: OutboxBatch?
         var lastHousekeeping = clock()
         var workedSinceHousekeeping = false
+        // A step of a large publish is queued when the backlog runs low (the last claim came
+        // back short of a batch), not at every claim: its rows are due at once, and queueing
+        // them far ahead of delivery would only hold them in the outbox longer.
+        var backlogLow = true
+        // What the last step said: while a publish is still to be queued, an empty claim
+        // (every row in flight) is no reason to sleep.
+        var fanOutsLeft = false
         while beginIteration() {
             var next: OutboxBatch?
             var claimFailed = false
             do {
+                if backlogLow {
+                    let progress = try store.continueFanOuts(limit: configuration.fanOutStep)
+                    fanOutsLeft = progress.remaining
+                }
                 next = try claim()
                 next?.deliverInBackground(with: deliverer)
+                backlogLow = (next?.claimed.count ?? 0) < configuration.batchSize
             } catch {
                 logger.error("outbox claim failed", metadata: ["error": "\(error)"])
                 claimFailed = true
+                backlogLow = true
             }
             if let previous = inFlight {
                 finishLogging(previous)
@@ -149,10 +164,10 @@ public final class OutboxWorker: @unchecked Sendable {
                 workedSinceHousekeeping = false
             }
             // Nothing in flight: nothing was due (or the store failed). Sleep until something
-            // is due, or is enqueued.
+            // is due, or is enqueued, unless a publish is still to be queued.
             if claimFailed {
                 sleep(milliseconds: configuration.errorPauseMilliseconds)
-            } else if next == nil {
+            } else if next == nil, !fanOutsLeft {
                 sleepUntilDue()
             }
         }

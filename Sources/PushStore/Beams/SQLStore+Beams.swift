@@ -54,17 +54,27 @@ extension SQLStore {
         }
     }
 
-    public func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage) throws -> Int {
-        let interestsJSON = String(decoding: try JSONEncoder().encode(interests), as: UTF8.self)
+    public func publishToInterests(appIDs: [AppID], interests: [String], message: OutboxMessage, firstStep: Int)
+        throws -> QueuedFanOut
+    {
         let appIDsJSON = String(decoding: try JSONEncoder().encode(appIDs.map(\.rawValue)), as: UTF8.self)
         let now = clock() * 1000
-        // The lookup and the queueing in one transaction: a client that unsubscribes meanwhile
-        // either gets the push or not, never half a fan-out.
+        // The payload, the first step and (when subscriptions are left) the fan-out's cursor in
+        // one transaction: once the publish is answered, the rest is queued even if the process
+        // dies. A client that subscribes or unsubscribes meanwhile gets the push or not.
         return try write { database in
-            try Self.enqueue(message, now: now, in: database) { payloadID in
-                try BeamsInterestTable.enqueueSubscribedDevices(
-                    appIDsJSON: appIDsJSON, interestsJSON: interestsJSON, payloadID: payloadID, now: now, in: database)
+            let payloadID = try OutboxPayloadTable.insert(message, now: now, in: database)
+            let start = InterestFanOutTable.Row(
+                payloadID: payloadID, appIDsJSON: appIDsJSON, interests: interests, interestIndex: 0, afterClient: "")
+            let step = try InterestFanOut.step(start, budget: firstStep, now: now, in: database)
+            if !step.finished {
+                try InterestFanOutTable.insert(step.fanOut, now: now, in: database)
+            } else if step.queued == 0 {
+                try OutboxPayloadTable.delete(id: payloadID, in: database)
+                return QueuedFanOut(queued: 0, continues: false)
             }
+            try OutboxTable.announce(in: database)
+            return QueuedFanOut(queued: step.queued, continues: !step.finished)
         }
     }
 }

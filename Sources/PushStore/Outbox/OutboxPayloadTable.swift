@@ -25,14 +25,17 @@ enum OutboxPayloadTable {
         WHERE id = ?
         """
     private static let deleteSQL = "DELETE FROM outbox_payloads WHERE id = ?"
-    // The outbox_payload index answers NOT EXISTS with one probe per payload.
+    // The outbox_payload index answers NOT EXISTS with one probe per payload. A payload whose
+    // fan-out is still being queued stays, rows or not: its next steps need it.
     private static let deleteIfUnusedSQL = """
         DELETE FROM outbox_payloads
         WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM outbox WHERE payload_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM outbox_fanouts WHERE payload_id = ?1)
         """
     private static let deleteAllUnusedSQL = """
         DELETE FROM outbox_payloads
         WHERE NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.payload_id = outbox_payloads.id)
+            AND NOT EXISTS (SELECT 1 FROM outbox_fanouts WHERE outbox_fanouts.payload_id = outbox_payloads.id)
         """
 
     /// Stores `message`; returns its id.

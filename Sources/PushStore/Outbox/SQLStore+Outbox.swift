@@ -149,6 +149,28 @@ extension SQLStore {
         }
     }
 
+    public func continueFanOuts(limit: Int) throws -> FanOutProgress {
+        let now = nowMilliseconds
+        return try write { database in
+            guard let fanOut = try InterestFanOutTable.oldest(in: database) else { return .none }
+            let step = try InterestFanOut.step(fanOut, budget: limit, now: now, in: database)
+            if step.queued > 0 { try OutboxTable.announce(in: database) }
+            guard step.finished else {
+                try InterestFanOutTable.advance(step.fanOut, in: database)
+                return FanOutProgress(queued: step.queued, remaining: true)
+            }
+            try InterestFanOutTable.delete(payloadID: fanOut.payloadID, in: database)
+            // Every row of the publish may have been delivered before its last step: the
+            // payload goes now, as the last completion would have taken it.
+            try OutboxPayloadTable.deleteIfUnused([fanOut.payloadID], in: database)
+            return FanOutProgress(queued: step.queued, remaining: try InterestFanOutTable.any(in: database))
+        }
+    }
+
+    public func fanOutsInProgress() throws -> Int {
+        try withDatabase { try InterestFanOutTable.count(in: $0) }
+    }
+
     public func nextDueAt() throws -> Int64? {
         try withDatabase { try OutboxTable.nextDueAt(in: $0) }
     }

@@ -617,6 +617,38 @@ CREATE INDEX beams_clients_user ON beams_clients (user_id, app_id) WHERE user_id
 
 """#
             ),
+            (
+                "0013_fanouts_in_steps.sql",
+                #"""
+-- 0013_fanouts_in_steps: a Beams publish to interests is queued in steps.
+--
+-- Until now a publish queued one outbox row per subscribed device in its own transaction:
+-- at 1,000,000 subscribers that one INSERT took 4 s and more, and the publisher waited for
+-- all of it. Now the publish stores its payload and a row here, queues the first step of
+-- subscriptions in the same transaction and answers; the outbox worker queues the rest a
+-- step at a time (one transaction each), when its backlog runs low. The row is the
+-- fan-out's durable cursor: after a crash or restart the queueing goes on where the last
+-- committed step left it, and a step either queued its devices and moved the cursor or did
+-- neither. A device subscribed through several interests (or several clients) is queued
+-- once: each step skips devices the payload already has a row for.
+--
+-- One interest at a time, in the order the publish named them, through the
+-- beams_interests_interest index (interest, client_id): after_client is the last client id
+-- of the interest at interest_index already queued ('' before the first).
+CREATE TABLE outbox_fanouts (
+    payload_id INTEGER PRIMARY KEY REFERENCES outbox_payloads (id) ON DELETE CASCADE,
+    -- JSON arrays of the apps whose clients receive it and of the interests.
+    app_ids TEXT NOT NULL CHECK (json_type(app_ids) = 'array'),
+    interests TEXT NOT NULL CHECK (json_type(interests) = 'array'),
+    interest_index INTEGER NOT NULL DEFAULT 0 CHECK (interest_index >= 0),
+    after_client TEXT NOT NULL DEFAULT '',
+    -- Unix ms: the oldest fan-out goes on first.
+    created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX outbox_fanouts_age ON outbox_fanouts (created_at, payload_id);
+
+"""#
+            ),
         ]
 
     static let postgresql: [(fileName: String, sql: String)] =
@@ -1280,6 +1312,25 @@ ALTER TABLE beams_clients ADD COLUMN metadata TEXT COLLATE "C";
 ALTER TABLE api_keys ADD COLUMN beams_secret TEXT COLLATE "C";
 
 CREATE INDEX beams_clients_user ON beams_clients (user_id, app_id) WHERE user_id IS NOT NULL;
+
+"""#
+            ),
+            (
+                "0013_fanouts_in_steps.sql",
+                #"""
+-- 0013_fanouts_in_steps: a Beams publish to interests is queued in steps.
+-- (The PostgreSQL twin of sql/0013_fanouts_in_steps.sql: the same table and meaning; see its
+-- comment. Nodes take a fan-out's next step with FOR UPDATE SKIP LOCKED: one node at a time
+-- moves a cursor, other nodes take the next fan-out or deliver.)
+CREATE TABLE outbox_fanouts (
+    payload_id BIGINT PRIMARY KEY REFERENCES outbox_payloads (id) ON DELETE CASCADE,
+    app_ids TEXT COLLATE "C" NOT NULL CHECK (json_typeof(CAST(app_ids AS json)) = 'array'),
+    interests TEXT COLLATE "C" NOT NULL CHECK (json_typeof(CAST(interests AS json)) = 'array'),
+    interest_index BIGINT NOT NULL DEFAULT 0 CHECK (interest_index >= 0),
+    after_client TEXT COLLATE "C" NOT NULL DEFAULT '',
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX outbox_fanouts_age ON outbox_fanouts (created_at, payload_id);
 
 """#
             ),

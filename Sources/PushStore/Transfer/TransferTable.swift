@@ -109,6 +109,13 @@ struct TransferTable: Sendable {
             ],
             key: ["id"]),
         TransferTable(
+            name: "outbox_fanouts", type: "outbox_fanout",
+            columns: [
+                .reference("payload_id", .payload), .text("app_ids"), .text("interests"), .integer("interest_index"),
+                .text("after_client"), .integer("created_at"),
+            ],
+            key: ["payload_id"]),
+        TransferTable(
             name: "delivery_log", type: "delivery_log_entry",
             columns: [
                 .rowID("id", nil), .integer("at"), .text("app_id"), .text("token"), .text("outcome"),

@@ -39,7 +39,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
     /// A node: its store, and a worker delivering through the engine to the mock APNs.
     private func startNode(
         _ node: String, store: any SharedDatabase.NodeStore, idlePoll: Int64 = 200, lease: Int64 = 60_000,
-        batchSize: Int = 50
+        batchSize: Int = 50, fanOutStep: Int = FanOutStep.subscriptions
     ) -> OutboxWorker {
         let router = DeliveryRouter(
             catalog: store, transport: engine,
@@ -52,7 +52,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
             store: store, deliverer: router,
             configuration: OutboxWorkerConfiguration(
                 batchSize: batchSize, leaseMilliseconds: lease, idlePollMilliseconds: idlePoll,
-                releaseClaimsOnStart: .thisNode, nodeID: node),
+                releaseClaimsOnStart: .thisNode, nodeID: node, fanOutStep: fanOutStep),
             logger: Fixtures.logger)
         workers.append(worker)
         worker.start()
@@ -96,6 +96,42 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(Set(received), tokens(of: count), "every device once")
         XCTAssertEqual(try storeA.deadLetters(limit: 10), [])
         XCTAssertEqual(try storeA.claims(), [], "nothing left leased")
+    }
+
+    /// A publish to interests larger than its first step: both nodes take its further steps
+    /// (one at a time, the fan-out's row locked) and deliver, and each device gets it once,
+    /// including those subscribed through both interests.
+    func testTwoNodesQueueAPublishInStepsAndDeliverEachDeviceOnce() throws {
+        let count = 300
+        _ = try database.addDevices(count: count, app: Self.app)
+        try database.execute(
+            """
+            INSERT INTO beams_clients (id, app_id, device_id, created_at, updated_at)
+            SELECT 'client-' || lpad(CAST(id AS text), 4, '0'), app_id, id, 0, 0 FROM devices
+            """)
+        try database.execute("INSERT INTO beams_interests (client_id, interest) SELECT id, 'news' FROM beams_clients")
+        try database.execute(
+            "INSERT INTO beams_interests (client_id, interest) SELECT id, 'sports' FROM beams_clients WHERE device_id % 3 = 0")
+        let publisher = PostgreSQLStore(configuration: try XCTUnwrap(database.postgreSQLConfiguration))
+        let fanOut = try publisher.publishToInterests(
+            appIDs: [try XCTUnwrap(AppID(Self.app))], interests: ["sports", "news"], message: message, firstStep: 20)
+        XCTAssertEqual(fanOut, QueuedFanOut(queued: 20, continues: true))
+        let storeA = try database.makeStore()
+        let storeB = try database.makeStore()
+        // Polling hourly, and no listener: a worker that slept while a publish was still being
+        // queued would not finish within the test. Steps of 20 rows are two full batches: the
+        // claim after them finds every row in flight, which must not put the worker to sleep.
+        _ = startNode("node-a", store: storeA, idlePoll: 3_600_000, batchSize: 10, fanOutStep: 20)
+        _ = startNode("node-b", store: storeB, idlePoll: 3_600_000, batchSize: 10, fanOutStep: 20)
+
+        XCTAssertTrue(
+            try waitUntil { try storeB.fanOutsInProgress() == 0 && storeB.pendingCount() == 0 },
+            "both nodes queued and drained the publish")
+        XCTAssertTrue(apns.waitForRequests(count: count, timeout: .seconds(60)))
+        let received = apns.requests.compactMap(\.deviceToken)
+        XCTAssertEqual(received.count, count, "no push sent twice")
+        XCTAssertEqual(Set(received), tokens(of: count), "every device once")
+        XCTAssertEqual(try storeA.deadLetters(limit: 10), [])
     }
 
     /// A node dies holding a claim (it never completes it): the other node delivers the rest
