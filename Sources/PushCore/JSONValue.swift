@@ -61,7 +61,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
         guard JSONNesting.isWithin(maximumDepth, bytes) else { throw .tooDeep }
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONParser.parse(bytes)
         } catch {
             throw .malformed
         }
