@@ -1355,8 +1355,6 @@ DECLARE
     v_moved INT[];
     -- What the repeated reports record, per device, in the order of v_devices.
     v_devices BIGINT[];
-    v_device_apps TEXT[];
-    v_device_tokens BYTEA[];
     v_spellings TEXT[];
     v_times BIGINT[];
     v_recorded BIGINT;
@@ -1373,27 +1371,32 @@ BEGIN
     -- values (a scalar subquery, or LATERAL … OFFSET 0, which the planner keeps as it is):
     -- its only plans are probes of an index, never a scan of a whole table that a join
     -- order chosen from the statistics of nearly empty tables could start from.
-    WITH linked AS MATERIALIZED (
-        SELECT c.i, c.report, (
+    v_linked := ARRAY(
+        SELECT (
             SELECT a.device_id
             FROM acrobits_accounts a JOIN devices d ON d.id = a.device_id
             WHERE a.selector = p_selectors[c.report] AND a.channel = c.channel
                 AND d.app_id = c.app AND d.token = c.token
-                AND (p_usernames[c.report] IS NULL OR a.username = p_usernames[c.report])) AS device
+                AND (p_usernames[c.report] IS NULL OR a.username = p_usernames[c.report]))
         FROM unnest(p_channels, p_apps, p_tokens, v_owners) WITH ORDINALITY AS c(channel, app, token, report, i)
-    ), reports AS (
-        SELECT r.report, r.selector, (SELECT count(l.device) FROM linked l WHERE l.report = r.report) AS settled
+        ORDER BY c.i);
+
+    WITH once AS (
+        SELECT min(r.report) AS report, r.selector
         FROM unnest(p_selectors) WITH ORDINALITY AS r(selector, report)
-        WHERE r.selector IN (SELECT selector FROM unnest(p_selectors) AS selector GROUP BY 1 HAVING count(*) = 1)
+        GROUP BY r.selector HAVING count(*) = 1
+    ), sorted AS (
+        SELECT o.report, o.selector,
+            array_position(v_linked[p_firsts[o.report]:p_firsts[o.report] + p_counts[o.report] - 1], NULL) IS NULL
+                AS settled
+        FROM once o
     )
     SELECT
-        ARRAY(SELECT l.device FROM linked l ORDER BY l.i),
-        ARRAY(SELECT r.report FROM reports r WHERE r.settled = p_counts[r.report]),
+        ARRAY(SELECT s.report FROM sorted s WHERE s.settled),
         ARRAY(
-            SELECT r.report FROM reports r
-            WHERE r.settled < p_counts[r.report]
-                AND NOT EXISTS (SELECT 1 FROM acrobits_accounts a WHERE a.selector = r.selector))
-    INTO v_linked, v_repeated, v_new;
+            SELECT s.report FROM sorted s
+            WHERE NOT s.settled AND NOT EXISTS (SELECT 1 FROM acrobits_accounts a WHERE a.selector = s.selector))
+    INTO v_repeated, v_new;
 
     -- Only a batch with ordered reports, or with both repeated and new ones, can have a
     -- report to move; each round moves at least one.
@@ -1429,26 +1432,23 @@ BEGIN
     IF cardinality(v_repeated) > 0 THEN
         -- A device that several channels record (two accounts, or both channels of one)
         -- keeps the last of them, as in order.
-        SELECT array_agg(l.device ORDER BY l.device), array_agg(l.app ORDER BY l.device),
-            array_agg(l.token ORDER BY l.device), array_agg(l.reported ORDER BY l.device),
+        SELECT array_agg(l.device ORDER BY l.device), array_agg(l.reported ORDER BY l.device),
             array_agg(p_nows[l.report] ORDER BY l.device)
-        INTO v_devices, v_device_apps, v_device_tokens, v_spellings, v_times
+        INTO v_devices, v_spellings, v_times
         FROM (
-            SELECT DISTINCT ON (c.device) c.device, c.app, c.token, c.reported, c.report
-            FROM unnest(v_linked, p_apps, p_tokens, p_reported, v_owners) WITH ORDINALITY
-                AS c(device, app, token, reported, report, i)
+            SELECT DISTINCT ON (c.device) c.device, c.reported, c.report
+            FROM unnest(v_linked, p_reported, v_owners) WITH ORDINALITY AS c(device, reported, report, i)
             WHERE c.report = ANY (v_repeated)
             ORDER BY c.device, c.i DESC) AS l;
+        -- By id alone: a device's app and token never change (its id is not used again).
         UPDATE devices d
         SET reported_token = v_spellings[array_position(v_devices, d.id)],
             updated_at = v_times[array_position(v_devices, d.id)]
-        WHERE d.id = ANY (v_devices)
-            AND d.app_id = v_device_apps[array_position(v_devices, d.id)]
-            AND d.token = v_device_tokens[array_position(v_devices, d.id)];
+        WHERE d.id = ANY (v_devices);
         GET DIAGNOSTICS v_recorded = ROW_COUNT;
         -- The links are this batch's (their accounts' locks are held), but a device may
-        -- have been deleted (housekeeping) since the SELECT above: then the reports run one
-        -- by one.
+        -- have been deleted (housekeeping) since v_linked was read: then the reports run
+        -- one by one.
         IF v_recorded <> cardinality(v_devices) THEN
             RAISE EXCEPTION 'a device of a repeated report went away during the batch'
                 USING ERRCODE = 'serialization_failure';
