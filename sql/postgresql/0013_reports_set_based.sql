@@ -4,10 +4,11 @@
 -- Each statement a plpgsql function runs costs the server far more than the index probes in
 -- it: written one UPDATE per channel (0008), a repeated report cost PostgreSQL ~200 µs of
 -- CPU, three times SQLite's whole report. Here the batch takes the same advisory locks, then:
--- * one SELECT sorts the reports: repeated (every channel links to a device of the reported
---   app and token, and the username is the stored one or not given), new (the account has no
---   link at all), or ordered (anything else: a changed token or username, and every report
---   of an account that appears twice in the batch, whose order matters);
+-- * one SELECT reads each channel's link (a probe of each index per channel), one more sorts
+--   the reports: repeated (every channel links to a device of the reported app and token,
+--   and the username is the stored one or not given), new (the account has no link at all),
+--   or ordered (anything else: a changed token or username, and every report of an account
+--   that appears twice in the batch, whose order matters);
 -- * a report that shares an (app, token) with an ordered report (its tokens, or the devices
 --   its account links to now), or a new report that shares one with a repeated report, is
 --   ordered too, until none does: the set-based statements below run before the ordered
