@@ -159,6 +159,39 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
         XCTAssertEqual(state.count, 7, "quinn's device and link too: \(state)")
     }
 
+    /// A repeated report's device that no longer takes the UPDATE (housekeeping deleted it
+    /// after the batch read its links; here a trigger skips its row): the batch fails as a
+    /// whole, leaves nothing, and the store runs each report alone.
+    func testARepeatedReportWhoseDeviceIsNotUpdatedFailsTheBatch() throws {
+        let database = try makeDatabase()
+        try saveOneByOne([report("alice", "a", [1], at: 10), report("bob", "b", [2], at: 10)], in: database)
+        try database.execute(
+            """
+            CREATE FUNCTION skip_vanishing() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.reported_token = 'vanishing' THEN RETURN NULL; END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER skip_vanishing BEFORE UPDATE ON devices FOR EACH ROW EXECUTE FUNCTION skip_vanishing();
+            """)
+        let batch = [
+            report("alice", nil, [1], at: 20), report("bob", nil, [2], at: 20, spelling: { _ in "vanishing" }),
+        ]
+        let before = try state(keptIDsUpTo: .max, in: database)
+        XCTAssertThrowsError(try AcrobitsAccountTable.saveTogether(batch, in: database)) { error in
+            XCTAssertEqual((error as? PostgreSQLError)?.sqlState, "40001", "\(error)")
+        }
+        XCTAssertEqual(try state(keptIDsUpTo: .max, in: database), before, "alice's report was rolled back too")
+
+        let store = try XCTUnwrap(try makeStore() as? PostgreSQLStore)
+        XCTAssertEqual(store.saveReports(batch).map { $0 == nil }, [true, true])
+        let alice = Fixture.apnsToken(1)
+        XCTAssertTrue(
+            try state(keptIDsUpTo: .max, in: database).contains {
+                $0.hasPrefix("device|\(Fixture.apnsAppID.rawValue)|\(alice.hex)|") && $0.hasSuffix("|10|20|1")
+            }, "alice's report, written alone")
+    }
+
     /// The batch's statements are cached per connection, the first ones while the tables are
     /// empty and analysed as such. Grown since, a call must still find rows through the
     /// indexes: a sequential scan of devices or acrobits_accounts is a plan that reads the
