@@ -59,9 +59,9 @@ final class PostgreSQLReportBatchTests: StoreTestCase {
         XCTAssertEqual(times[Fixture.apnsToken(2).hex], 1_700_000_009)
     }
 
-    /// Reports of accounts whose links already go to the reported tokens are recorded with one
-    /// statement per channel; what that cannot settle (a new username, a new account) goes
-    /// through the per-report function. Every device records its latest report either way.
+    /// Reports of accounts whose links already go to the reported tokens are recorded together
+    /// (one UPDATE for the batch), new accounts too (two INSERTs); a new username goes through
+    /// the per-report function. Every device records its latest report either way.
     func testRepeatedReportsRecordTheirTimeAndSpellingAndNewUsernamesStillRename() throws {
         let store = try makePostgreSQLStore()
         XCTAssertEqual(

@@ -51,8 +51,9 @@ enum AcrobitsAccountTable {
         """
 
     /// PostgreSQL only: several reports in one call and one transaction (the schema's
-    /// `pushgate_save_account_reports`, migration 0008). Their channels go in one set of
-    /// arrays; each report names its first channel (1-based) and how many it has.
+    /// `pushgate_save_account_reports`, migration 0008, set-based since 0014). Their channels
+    /// go in one set of arrays; each report names its first channel (1-based) and how many it
+    /// has.
     static func saveTogether(_ reports: [AccountReport], in database: some SQLConnection) throws {
         var firsts: [Int64] = []
         var first: Int64 = 1

@@ -15,7 +15,8 @@ extension PostgreSQLStore {
 
     /// A Token Reporter report on PostgreSQL, written together with the reports this node's
     /// other threads make at the same moment: `saveAccountTokens`' statements, run by the
-    /// schema's functions (migrations 0005 and 0008), one round trip and one commit per batch.
+    /// schema's functions (migrations 0005, 0008 and 0014), one round trip and one commit per
+    /// batch, a few statements for the whole batch.
     ///
     /// One batch at a time per node: on the 2-core bench host two or four at once gave the
     /// same throughput within the host's noise, as smaller batches that cost the server more

@@ -1,0 +1,7 @@
+-- 0014_reports_set_based: nothing changes in SQLite.
+--
+-- On PostgreSQL this migration rewrites the function that writes a batch of Token Reporter
+-- reports (0008) so that the batch costs a few statements, not a few per report, with plans
+-- that stay index probes as the tables grow. SQLite's group-commit writer runs each report's
+-- statements in one shared transaction, where a statement costs little. The migration exists
+-- here so that both engines keep the same list of numbered migrations.
