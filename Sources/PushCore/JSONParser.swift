@@ -67,64 +67,47 @@ struct JSONParser {
     }
 
     private mutating func object() throws(Malformed) -> JSONValue {
-        index += 1  // {
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if current == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            guard current == UInt8(ascii: "\"") else { throw Malformed() }
-            let key = try string()
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw Malformed() }
-            index += 1
-            skipWhitespace()
-            let member = try value()
+        try elements(closedBy: UInt8(ascii: "}")) { parser throws(Malformed) in
+            guard parser.current == UInt8(ascii: "\"") else { throw Malformed() }
+            let key = try parser.string()
+            parser.skipWhitespace()
+            guard parser.current == UInt8(ascii: ":") else { throw Malformed() }
+            parser.index += 1
+            parser.skipWhitespace()
+            let member = try parser.value()
             if members[key] == nil { members[key] = member }
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                }
-            case UInt8(ascii: "}"):
-                index += 1
-                return .object(members)
-            default: throw Malformed()
-            }
         }
+        return .object(members)
     }
 
     private mutating func array() throws(Malformed) -> JSONValue {
-        index += 1  // [
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
+        try self.elements(closedBy: UInt8(ascii: "]")) { parser throws(Malformed) in
+            elements.append(try parser.value())
         }
-        while true {
-            elements.append(try value())
+        return .array(elements)
+    }
+
+    /// From an opening bracket to its `closing` one: `element` reads each element, with
+    /// commas between them (and one before the closing bracket, as JSONDecoder allowed).
+    private mutating func elements(
+        closedBy closing: UInt8, _ element: (inout JSONParser) throws(Malformed) -> Void
+    ) throws(Malformed) {
+        index += 1  // [ or {
+        skipWhitespace()
+        while current != closing {
+            try element(&self)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
-                if current == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                }
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
+            case closing: break
             default: throw Malformed()
             }
         }
+        index += 1
     }
 
     private mutating func string() throws(Malformed) -> String {
