@@ -28,7 +28,9 @@ public struct DeviceToken: Hashable, Sendable {
         bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else { return nil }
+            guard let high = Hex.value(ofDigit: utf8[index]), let low = Hex.value(ofDigit: utf8[index + 1]) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
             index += 2
         }
@@ -70,15 +72,6 @@ public struct DeviceToken: Hashable, Sendable {
         case .apns: return bytes.count >= 32 && bytes.count <= 255
         case .fcm: return fcmText != nil && bytes.count >= 8
         case .web: return WebPushSubscription(token: self) != nil
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 

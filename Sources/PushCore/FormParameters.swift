@@ -101,7 +101,8 @@ public struct FormParameters: Sendable, Equatable {
         while index < part.count {
             let byte = part[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < part.count, let high = hexDigit(part[index + 1]), let low = hexDigit(part[index + 2])
+                guard index + 2 < part.count, let high = Hex.value(ofDigit: part[index + 1]),
+                    let low = Hex.value(ofDigit: part[index + 2])
                 else {
                     return .failure(.badPercentEncoding(String(decoding: part, as: UTF8.self)))
                 }
@@ -116,14 +117,5 @@ public struct FormParameters: Sendable, Equatable {
             return .failure(.invalidUTF8(String(decoding: part, as: UTF8.self)))
         }
         return .success(text)
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -10,5 +10,15 @@ public enum Hex {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// The value of one hexadecimal digit, either case; nil for any other byte.
+    public static func value(ofDigit byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     private static let digits = Array("0123456789abcdef".utf8)
 }

@@ -1,8 +1,9 @@
 /// RFC 8259 JSON text to `JSONValue`, byte by byte.
 ///
 /// Why not `JSONDecoder`: decoding into `JSONValue` through `Codable` tries each type in
-/// turn, and every miss throws and builds a `DecodingError` with its coding path. Profiling
-/// one pnm2 send per request put 10% of serve's CPU there, for bodies of 200 bytes.
+/// turn, and every miss throws and builds a `DecodingError` with its coding path: in a
+/// profile of one pnm2 send per request it was a large share of serve's CPU, for bodies of a
+/// few hundred bytes (docs/performance.md).
 ///
 /// What it accepts is what `JSONDecoder` accepted for `JSONValue` (the tests hold the two
 /// equal), so that no client that worked before is refused now: any value at the top,
@@ -159,7 +160,7 @@ struct JSONParser {
                 throw Malformed()
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
-            text.append(contentsOf: Array(String(Character(unicode)).utf8))
+            UTF8.encode(unicode) { text.append($0) }
         default:
             throw Malformed()
         }
@@ -169,14 +170,7 @@ struct JSONParser {
         guard index + 4 <= bytes.count else { throw Malformed() }
         var value: UInt16 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw Malformed()
-            }
+            guard let digit = Hex.value(ofDigit: bytes[index]) else { throw Malformed() }
             value = value << 4 | UInt16(digit)
             index += 1
         }

@@ -1,4 +1,5 @@
 import CLibPQ
+import PushCore
 
 /// A prepared statement on one PostgreSQL connection, with the same face as SQLite's
 /// `Statement`: values bound by number, then stepped through row by row. The first `step`
@@ -303,13 +304,9 @@ public final class PostgreSQLStatement {
         return bytes
     }
 
+    /// PostgreSQL writes only hex digits here; anything else reads as 0, as before.
     private static func nibble(_ digit: UInt8) -> UInt8 {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        default: return 0
-        }
+        Hex.value(ofDigit: digit) ?? 0
     }
 }
 
