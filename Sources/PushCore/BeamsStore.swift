@@ -107,11 +107,3 @@ extension BeamsStore {
             appIDs: appIDs, interests: interests, message: message, firstStep: FanOutStep.subscriptions)
     }
 }
-
-/// How much of a fan-out one step queues.
-public enum FanOutStep {
-    /// Subscriptions a step reads: about 40 ms of SQLite's time on the bench host, so that a
-    /// publish to a million devices answers in a fraction of a second and the worker's
-    /// steps stay short transactions.
-    public static let subscriptions = 10_000
-}

@@ -4,10 +4,9 @@ import CCurl
 /// messages to. Used by the engine thread only.
 ///
 /// Not reused: libcurl 7.88 refuses to resize the receive buffer of a handle that has one,
-/// and `curl_easy_reset` would put its size back to 16 KiB above a smaller buffer. With its
-/// buffers at their smallest, a fresh handle per push cost no measurable pushes per second
-/// in the fan-out row, and a thousand transfers in flight per engine thread fit in about a
-/// third of the memory that reused handles with libcurl's default buffers took.
+/// and `curl_easy_reset` would put its size back to 16 KiB above a smaller buffer. A fresh
+/// handle with the smallest buffers is what lets a thousand transfers in flight per engine
+/// thread stay small (docs/performance.md has the measurements).
 final class EasyHandle {
     let pointer: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>

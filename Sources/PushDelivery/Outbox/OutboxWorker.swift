@@ -146,7 +146,7 @@ public final class OutboxWorker: @unchecked Sendable {
                 next?.deliverInBackground(with: deliverer)
                 backlogLow = (next?.claimed.count ?? 0) < configuration.batchSize
             } catch {
-                logger.error("outbox claim failed", metadata: ["error": "\(error)"])
+                logger.error("outbox claim or fan-out step failed", metadata: ["error": "\(error)"])
                 claimFailed = true
                 backlogLow = true
             }

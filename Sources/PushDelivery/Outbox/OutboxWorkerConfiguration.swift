@@ -48,7 +48,6 @@ public struct OutboxWorkerConfiguration: Sendable {
         housekeepingIntervalMilliseconds: Int64 = 60_000, releaseClaimsOnStart: ClaimRelease = .everyNode,
         nodeID: String = "local", retry: RetryPolicy = RetryPolicy(), fanOutStep: Int = FanOutStep.subscriptions
     ) {
-        self.fanOutStep = max(fanOutStep, 1)
         self.batchSize = max(batchSize, 1)
         self.leaseMilliseconds = max(leaseMilliseconds, 1)
         self.idlePollMilliseconds = max(idlePollMilliseconds, 1)
@@ -58,5 +57,6 @@ public struct OutboxWorkerConfiguration: Sendable {
         self.releaseClaimsOnStart = releaseClaimsOnStart
         self.nodeID = nodeID
         self.retry = retry
+        self.fanOutStep = max(fanOutStep, 1)
     }
 }

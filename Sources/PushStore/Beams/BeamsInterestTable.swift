@@ -28,13 +28,13 @@ enum BeamsInterestTable {
     // skipped when it subscribed an earlier interest of the publish (?7), and when another
     // client on its device comes first (an earlier interest, or this one with a smaller id).
     // Both are probes of primary keys and of beams_clients_device; a device's clients are
-    // all of its app. Selected and queued in one statement: for 100,000 subscribers, a third
-    // of the publish went to handing each id to Swift and back. Every selected device
-    // exists: the clients' foreign key holds within the transaction.
+    // all of its app. Selected and queued in one statement: handing each id to Swift and
+    // back was a large share of a publish. Every selected device exists: the clients'
+    // foreign key holds within the transaction.
     //
     // Two texts, bounded and to the end of the interest: with `(?5 IS NULL OR …)` SQLite no
-    // longer bounded the index range by ?5, and every step read the interest to its end (a
-    // million-device fan-out slowed to 3,000 pushes/s as the steps went on).
+    // longer bounded the index range by ?5, and every step read the interest to its end, so
+    // that a large fan-out's steps grew slower as they went.
     // (The last one binds ?5 as NULL all the same: PostgreSQL must know every parameter.)
     private static let enqueueStepSQL = enqueueStep(
         sqliteRange: "i.client_id > ?4 AND i.client_id <= ?5", postgreSQLRange: "i.client_id > ?4 AND i.client_id <= ?5")

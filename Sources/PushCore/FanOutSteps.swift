@@ -1,3 +1,11 @@
+/// How much of a fan-out one step queues.
+public enum FanOutStep {
+    /// Subscriptions a step reads: few enough that a publish to a million devices answers at
+    /// once and each of the worker's steps is a short transaction, enough that a step keeps
+    /// the engine busy for several batches.
+    public static let subscriptions = 10_000
+}
+
 /// What a publish to interests queued in its own transaction. A large fan-out is queued in
 /// steps: the publish queues the first and leaves the rest to the outbox worker, which goes
 /// on where the last committed step left off, after a restart too.
