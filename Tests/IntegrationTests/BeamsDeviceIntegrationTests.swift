@@ -15,9 +15,7 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        var configuration = MockWebPushConfiguration()
-        configuration.eventLoopThreads = 1
-        push = try MockWebPush(configuration: configuration)
+        push = try MockWebPush.started()
         // The mock push service is the one listed: no web push leaves the machine.
         try startPushgate(environment: PushgateInstance.upstreams(apns: apns, fcm: fcm, webPush: push))
         try pushgate.addMockAPNsApp(id: "com.example.ios", ["--topic", "com.example.ios", "--app-key", Self.instance])

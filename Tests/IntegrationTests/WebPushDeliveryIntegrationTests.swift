@@ -9,26 +9,12 @@ import XCTest
 /// reported to the Token Reporter, pushed through pnm2 and `pushgate send`; a gone
 /// subscription pruned; an unlisted endpoint refused; refused credentials on /status and in
 /// doctor.
-final class WebPushDeliveryIntegrationTests: XCTestCase {
+final class WebPushDeliveryIntegrationTests: MockWebPushTestCase {
     static let app = "com.example.softphone.web"
 
-    var push: MockWebPush!
-    var pushgate: PushgateInstance!
-
     override func setUpWithError() throws {
-        var configuration = MockWebPushConfiguration()
-        configuration.eventLoopThreads = 1
-        push = try MockWebPush(configuration: configuration)
-        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: nil, webPush: push))
-        try pushgate.start()
+        try super.setUpWithError()
         try pushgate.addWebApp(id: Self.app)
-    }
-
-    override func tearDown() {
-        pushgate?.stop()
-        pushgate = nil
-        push?.shutdown()
-        push = nil
     }
 
     private func report(_ subscription: MockWebPushSubscription, selector: String) throws {
@@ -113,26 +99,12 @@ final class WebPushDeliveryIntegrationTests: XCTestCase {
 /// A browser registered through the Beams device API, as the web SDK does, reached by a Beams
 /// publish through the durable outbox; the push service's 429 is retried after its
 /// Retry-After, and the retry arrives once, decrypted.
-final class BeamsWebPushIntegrationTests: XCTestCase {
+final class BeamsWebPushIntegrationTests: MockWebPushTestCase {
     static let instance = "6c2b2f0e-8a54-4c64-9a43-0b2d6a3a7e11"
 
-    var push: MockWebPush!
-    var pushgate: PushgateInstance!
-
     override func setUpWithError() throws {
-        var configuration = MockWebPushConfiguration()
-        configuration.eventLoopThreads = 1
-        push = try MockWebPush(configuration: configuration)
-        pushgate = try PushgateInstance(environment: PushgateInstance.upstreams(apns: nil, webPush: push))
-        try pushgate.start()
+        try super.setUpWithError()
         try pushgate.addWebApp(id: "com.example.site", ["--app-key", Self.instance])
-    }
-
-    override func tearDown() {
-        pushgate?.stop()
-        pushgate = nil
-        push?.shutdown()
-        push = nil
     }
 
     private func call(_ method: String, _ path: String, _ body: String) throws -> HTTPClient.Response {
