@@ -96,8 +96,6 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
     /// Compact JSON with sorted keys.
     public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data("null".utf8))
+        (try? JSONSerializer.serialize(self)) ?? Array("null".utf8)
     }
 }
