@@ -35,43 +35,31 @@ enum BeamsInterestTable {
     // Two texts, bounded and to the end of the interest: with `(?5 IS NULL OR …)` SQLite no
     // longer bounded the index range by ?5, and every step read the interest to its end, so
     // that a large fan-out's steps grew slower as they went.
-    // (The last one binds ?5 as NULL all the same: PostgreSQL must know every parameter.)
-    private static let enqueueStepSQL = enqueueStep(
-        sqliteRange: "i.client_id > ?4 AND i.client_id <= ?5", postgreSQLRange: "i.client_id > ?4 AND i.client_id <= ?5")
-    private static let enqueueLastStepSQL = enqueueStep(
-        sqliteRange: "i.client_id > ?4 AND ?5 IS NULL", postgreSQLRange: "i.client_id > ?4 AND CAST(?5 AS text) IS NULL")
+    private static let enqueueStepSQL = enqueueStep(range: "i.client_id > ?4 AND i.client_id <= ?5")
+    private static let enqueueLastStepSQL = enqueueStep(range: "i.client_id > ?4 AND ?5 IS NULL")
 
-    private static func enqueueStep(sqliteRange: String, postgreSQLRange: String) -> EngineSQL {
-        EngineSQL(
-            sqlite: """
-                INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
-                SELECT ?1, c.device_id, ?2, ?2
-                FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
-                WHERE i.interest = ?3 AND \(sqliteRange)
-                    AND c.app_id IN (SELECT value FROM json_each(?6))
-                    AND NOT EXISTS (
-                        SELECT 1 FROM beams_interests AS e
-                        WHERE e.client_id = c.id AND e.interest IN (SELECT value FROM json_each(?7)))
-                    AND NOT EXISTS (
-                        SELECT 1 FROM beams_clients AS o JOIN beams_interests AS s ON s.client_id = o.id
-                        WHERE o.device_id = c.device_id AND o.id <> c.id
-                            AND ((s.interest = ?3 AND o.id < c.id) OR s.interest IN (SELECT value FROM json_each(?7))))
-                """,
-            postgresql: """
-                INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
-                SELECT ?1, c.device_id, ?2, ?2
-                FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
-                WHERE i.interest = ?3 AND \(postgreSQLRange)
-                    AND c.app_id IN (SELECT jsonb_array_elements_text(CAST(?6 AS jsonb)))
-                    AND NOT EXISTS (
-                        SELECT 1 FROM beams_interests AS e
-                        WHERE e.client_id = c.id AND e.interest IN (SELECT jsonb_array_elements_text(CAST(?7 AS jsonb))))
-                    AND NOT EXISTS (
-                        SELECT 1 FROM beams_clients AS o JOIN beams_interests AS s ON s.client_id = o.id
-                        WHERE o.device_id = c.device_id AND o.id <> c.id
-                            AND ((s.interest = ?3 AND o.id < c.id)
-                                OR s.interest IN (SELECT jsonb_array_elements_text(CAST(?7 AS jsonb)))))
-                """)
+    // PostgreSQL runs the same two statements inside a function that pins their plan to index
+    // probes from the step's range (migration 0015): planned on their own, they started from
+    // every client of the instance on every step.
+    private static let enqueueStepFunctionSQL = """
+        SELECT pushgate_enqueue_fanout_step(?1, ?2, ?3, ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb))
+        """
+
+    private static func enqueueStep(range: String) -> String {
+        """
+        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
+        SELECT ?1, c.device_id, ?2, ?2
+        FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
+        WHERE i.interest = ?3 AND \(range)
+            AND c.app_id IN (SELECT value FROM json_each(?6))
+            AND NOT EXISTS (
+                SELECT 1 FROM beams_interests AS e
+                WHERE e.client_id = c.id AND e.interest IN (SELECT value FROM json_each(?7)))
+            AND NOT EXISTS (
+                SELECT 1 FROM beams_clients AS o JOIN beams_interests AS s ON s.client_id = o.id
+                WHERE o.device_id = c.device_id AND o.id <> c.id
+                    AND ((s.interest = ?3 AND o.id < c.id) OR s.interest IN (SELECT value FROM json_each(?7))))
+        """
     }
 
     /// Subscribes the client to `interest` unless it has `limit` interests already; true when
@@ -124,20 +112,27 @@ enum BeamsInterestTable {
     /// and up to `through` (nil: to the end), unless the device comes earlier in the
     /// fan-out: through `earlierInterests` (a JSON array), or through a client with a smaller
     /// id; returns how many rows it queued.
-    static func enqueueStep(
+    static func enqueueStep<Connection: SQLConnection>(
         payloadID: Int64, interest: String, after: String, through: String?, appIDsJSON: String,
-        earlierInterests: String, now: Int64, in database: some SQLConnection
+        earlierInterests: String, now: Int64, in database: Connection
     ) throws -> Int {
-        try database.withStatement(through == nil ? enqueueLastStepSQL : enqueueStepSQL) {
-            try $0.bind(payloadID, at: 1)
-            try $0.bind(now, at: 2)
-            try $0.bind(interest, at: 3)
-            try $0.bind(after, at: 4)
-            try $0.bind(through, at: 5)
-            try $0.bind(appIDsJSON, at: 6)
-            try $0.bind(earlierInterests, at: 7)
-            try $0.run()
+        // PostgreSQL's function answers how many it queued; SQLite's INSERT counts its changes.
+        let function = Connection.engine == .postgresql
+        let sql = function ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
+        let queued = try database.withStatement(sql) { row -> Int? in
+            try row.bind(payloadID, at: 1)
+            try row.bind(now, at: 2)
+            try row.bind(interest, at: 3)
+            try row.bind(after, at: 4)
+            try row.bind(through, at: 5)
+            try row.bind(appIDsJSON, at: 6)
+            try row.bind(earlierInterests, at: 7)
+            guard function else {
+                try row.run()
+                return nil
+            }
+            return try row.step() ? Int(row.int64(0)) : 0
         }
-        return database.changes
+        return queued ?? database.changes
     }
 }

@@ -1,0 +1,7 @@
+-- 0015_fanout_steps_pinned: nothing changes in SQLite.
+--
+-- On PostgreSQL this migration moves the statement that queues one step of a fan-out
+-- (BeamsInterestTable) into a function whose plan is pinned to index probes, as 0014 did for
+-- the Token Reporter's batches. SQLite's planner already starts each step from the interest's
+-- index range. The migration exists here so that both engines keep the same list of
+-- numbered migrations.
