@@ -10,10 +10,11 @@ final class Lane: Sendable {
     private let bulkhead: Bulkhead<Job>
     private let logger: Logger
 
-    /// A handed-over request and the answer it gets if it is refused.
+    /// A handed-over request and the answer it gets if it is refused, made only then: nearly
+    /// every request runs, and making the dialect's error for each was a share of a send's CPU.
     struct Job: Sendable {
         let accepted: AcceptedRequest
-        let busy: Response
+        let busy: @Sendable () -> Response
     }
 
     /// - Parameter handlers: one per lane thread.
@@ -35,7 +36,7 @@ final class Lane: Sendable {
                 Self.release(job.accepted)
             },
             refuse: { job, refusal in
-                var busy = job.busy
+                var busy = job.busy()
                 busy.logNote = "the \(configuration.lane.name) lane had no room: \(refusal)"
                 // Refusals are rare and come from several threads: a buffer of their own.
                 RequestExchange(limit: limit, connections: connections, logger: logger).answer(job.accepted, with: busy)
@@ -47,8 +48,8 @@ final class Lane: Sendable {
         bulkhead.start()
     }
 
-    /// Takes over `accepted`: it is answered on a lane thread, or with `busy`.
-    func submit(_ accepted: AcceptedRequest, busy: Response) {
+    /// Takes over `accepted`: it is answered on a lane thread, or with what `busy` makes.
+    func submit(_ accepted: AcceptedRequest, busy: @escaping @Sendable () -> Response) {
         let id = accepted.head.id
         if case .waits(let ahead) = bulkhead.submit(Job(accepted: accepted, busy: busy)) {
             logger.debug(

@@ -89,7 +89,7 @@ final class Worker: @unchecked Sendable {
         if let assigning, let name = assigning.lane(for: head), let lane = lanes[name] {
             // The lane owns the accepted request from here, and frees it once answered.
             request = Self.freshRequest()
-            lane.submit(accepted, busy: assigning.busyResponse(for: head))
+            lane.submit(accepted, busy: { assigning.busyResponse(for: head) })
             return
         }
         exchange.answer(accepted, handler: handler)
