@@ -55,8 +55,8 @@ enum JSONSerializer {
 
     private static func write(_ number: Double, to output: inout [UInt8]) throws(NotRepresentable) {
         guard number.isFinite else { throw NotRepresentable() }
-        if number.rounded() == number, abs(number) < 1e15 {
-            output.append(contentsOf: String(Int64(number)).utf8)
+        if let whole = JSONValue.integer(writing: number) {
+            output.append(contentsOf: String(whole).utf8)
             return
         }
         var text = number.description

@@ -33,8 +33,8 @@ public enum JSONValue: Sendable, Equatable, Codable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 {
-                try container.encode(Int64(value))
+            if let whole = Self.integer(writing: value) {
+                try container.encode(whole)
             } else {
                 try container.encode(value)
             }
@@ -42,6 +42,12 @@ public enum JSONValue: Sendable, Equatable, Codable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
+    }
+
+    /// The integer a number is written as, when it is whole and below 10^15 (a `Double` holds
+    /// every such integer exactly); nil for a number written as a `Double`.
+    static func integer(writing value: Double) -> Int64? {
+        value.rounded() == value && abs(value) < 1e15 ? Int64(value) : nil
     }
 
     public enum ParseError: Error, Equatable {
