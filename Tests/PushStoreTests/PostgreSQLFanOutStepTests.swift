@@ -8,13 +8,6 @@ import XCTest
 /// the interest's subscriptions through the indexes, however many clients the instance has
 /// and whatever the tables looked like when the connection first planned it.
 final class PostgreSQLFanOutStepTests: StoreTestCase {
-    private func makeDatabase() throws -> PostgreSQLConnection {
-        try XCTSkipIf(Self.engine != .postgresql, "needs PUSHGATE_TEST_DATABASE_URL")
-        let store = try makeStore()
-        try store.addApp(Fixture.apnsApp, replacing: false)
-        return try XCTUnwrap(try openDatabase() as? PostgreSQLConnection)
-    }
-
     /// Clients `first...last`, each on a device of its own, subscribed to "everyone"; their ids
     /// sort in number order ("client-00001").
     private func subscribe(_ first: Int, through last: Int, in database: PostgreSQLConnection) throws {
@@ -53,7 +46,7 @@ final class PostgreSQLFanOutStepTests: StoreTestCase {
     }
 
     func testAStepProbesItsRangeAfterTheTablesGrow() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         try database.execute(
             """
             INSERT INTO outbox_payloads (id, source, apns_payload, created_at) VALUES (1, 'beams:publish', '\\x7b7d', 1);

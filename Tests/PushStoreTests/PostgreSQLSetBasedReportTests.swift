@@ -8,13 +8,6 @@ import XCTest
 /// with a few statements for the whole batch and the rest one by one: the outcome must be
 /// the batch's order all the same, and its plans must stay index probes as the tables grow.
 final class PostgreSQLSetBasedReportTests: StoreTestCase {
-    private func makeDatabase() throws -> PostgreSQLConnection {
-        try XCTSkipIf(Self.engine != .postgresql, "needs PUSHGATE_TEST_DATABASE_URL")
-        let store = try makeStore()
-        try store.addApp(Fixture.apnsApp, replacing: false)
-        return try XCTUnwrap(try openDatabase() as? PostgreSQLConnection)
-    }
-
     /// A report of `selector`'s channels (calls, then msgs) to the tokens of `seeds`, spelt as
     /// `spelling` makes them, so that which report a device records last shows.
     private func report(
@@ -70,7 +63,7 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
 
     /// A batch of every kind of report at once ends exactly as the same reports one by one.
     func testAMixedBatchEndsAsTheReportsOneByOne() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         let before = [
             report("alice", "a", [1, 2], at: 10),
             report("bob", "b", [3], at: 11),
@@ -118,7 +111,7 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
     /// Two accounts on one device, both repeated in one batch: the device records the later
     /// report, whichever account makes it, and both links stay as they were.
     func testADeviceSharedByTwoAccountsRecordsTheLaterReport() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         try saveOneByOne([report("carol", "c", [4], at: 10), report("dave", "d", [4], at: 11)], in: database)
         let links = try state(keptIDsUpTo: .max, in: database).filter { $0.hasPrefix("link|") }
         let hex: (DeviceToken) -> String = \.hex
@@ -139,7 +132,7 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
     /// A new account reporting a token another account has already: the existing device
     /// (its id and creation time) records the report and gains a second owner.
     func testANewAccountOnAnotherAccountsTokenSharesItsDevice() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         try saveOneByOne([report("oscar", "o", [13], at: 10)], in: database)
         try AcrobitsAccountTable.saveTogether(
             [report("pia", "p", [13, 15], at: 20), report("quinn", "q", [16], at: 21)], in: database)
@@ -163,7 +156,7 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
     /// after the batch read its links; here a trigger skips its row): the batch fails as a
     /// whole, leaves nothing, and the store runs each report alone.
     func testARepeatedReportWhoseDeviceIsNotUpdatedFailsTheBatch() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         try saveOneByOne([report("alice", "a", [1], at: 10), report("bob", "b", [2], at: 10)], in: database)
         try database.execute(
             """
@@ -197,7 +190,7 @@ final class PostgreSQLSetBasedReportTests: StoreTestCase {
     /// indexes: a sequential scan of devices or acrobits_accounts is a plan that reads the
     /// whole table on every call (what made the first set-based version 20 times slower).
     func testTheBatchKeepsProbingIndexesAfterTheTablesGrow() throws {
-        let database = try makeDatabase()
+        let database = try openPostgreSQLDatabaseWithAPNsApp()
         try database.execute("ANALYZE devices; ANALYZE acrobits_accounts")
         func newAccounts(_ range: Range<Int>, at now: Int64) -> [AccountReport] {
             range.map { n in

@@ -101,6 +101,15 @@ class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
         return try Database(path: databasePath)
     }
 
+    /// A raw PostgreSQL connection to a migrated store that knows `Fixture.apnsApp`, for the
+    /// tests of PostgreSQL's own machinery (its functions and plans); skips on SQLite.
+    func openPostgreSQLDatabaseWithAPNsApp() throws -> PostgreSQLConnection {
+        try XCTSkipIf(Self.engine != .postgresql, "needs PUSHGATE_TEST_DATABASE_URL")
+        let store = try makeStore()
+        try store.addApp(Fixture.apnsApp, replacing: false)
+        return try XCTUnwrap(try openDatabase() as? PostgreSQLConnection)
+    }
+
     /// A raw SQLite connection, for the tests of SQLite's machinery.
     func openSQLiteDatabase() throws -> Database {
         try Database(path: databasePath)
