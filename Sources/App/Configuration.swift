@@ -30,12 +30,15 @@ public struct Configuration: Sendable {
     public var maxBodyBytes = 1_048_576
     /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own
     /// apart from `threads`, so that however slow the upstream, the responder threads stay free
-    /// for token reports, the other dialects and /healthz. 32: more sends at once than the 24
-    /// responder threads that used to carry them (24 single sends to an APNs answering in 10 s
-    /// all run at once); each thread holds a database connection. A multisend is one batch of
-    /// up to 5,000 pushes, and the engine's HTTP/2 streams (1,000 per connection) bound what
-    /// reaches the upstream at once anyway.
+    /// for token reports, the other dialects and /healthz. A send is parked while its pushes are
+    /// out, so these threads only read, check and answer sends; each holds a database connection.
     public var upstreamLaneThreads = 32
+    /// Sends parked at once, waiting on the upstream: each holds an nginx connection and its
+    /// pushes, no thread. At the bound, new sends wait in the lane's queue.
+    public var upstreamLaneParked = 1024
+    /// Pushes the parked sends wait on at once, summed (a multisend carries up to 5,000): the
+    /// bound on what the lane holds in memory. At the bound, new sends wait in the queue.
+    public var upstreamLaneParkedPushes = 50_000
     /// Sends that may wait for a lane thread; one more is answered "Push service busy" at once.
     /// A waiting send holds an nginx connection and a socket, no thread.
     public var upstreamLaneQueue = 256
@@ -140,6 +143,8 @@ public struct Configuration: Sendable {
             show: { $0.socketGroup }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, which wait on APNs/FCM, apart from PUSHGATE_THREADS", \.upstreamLaneThreads, 1...256),
+        .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
+        .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue", \.upstreamLaneParkedPushes, 1...10_000_000),
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_WAIT_MS", "longest wait for a lane thread before a pnm2 send is answered \"Push service busy\"", \.upstreamLaneWaitMilliseconds, 0...50_000),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),

@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Logging
+import PushCore
 
 /// A bounded share of threads with a bounded queue in front of it: at most `threads` jobs run at
 /// once, at most `queueLimit` wait, and none waits longer than `queueWaitSeconds`. A job it has no
@@ -7,11 +9,17 @@ import Logging
 /// thread outside the share ever waits for one inside it. Stopping runs what is queued and
 /// running (or refuses what outwaits its bound) before the threads end.
 ///
+/// A job may also park (see `Home`): its thread goes on to other jobs while the job waits on
+/// something outside, and what it does next is resumed to that same thread. Parked jobs are
+/// bounded by count and by weight: while either bound is reached, no new job starts, so new
+/// ones wait in the queue (and are refused past its bounds) instead of piling up.
+///
 /// Knows nothing of FastCGI; `Lane` gives it accepted requests as jobs.
 final class Bulkhead<Job>: @unchecked Sendable {
     // @unchecked: every mutable field is read and written under `condition`; jobs pass from the
     // submitting thread to one of the share's threads through the queue, and are used by one
-    // thread at a time.
+    // thread at a time. Each thread sleeps on a semaphore of its own, so that work resumed to it
+    // wakes it and no other.
 
     /// Why a job was refused.
     enum Refusal: Equatable, CustomStringConvertible {
@@ -45,21 +53,60 @@ final class Bulkhead<Job>: @unchecked Sendable {
         var threads: Int
         var queueLimit: Int
         var queueWaitSeconds: Double
+        /// Jobs parked at once.
+        var parkedLimit: Int = .max
+        /// The parked jobs' summed weight (a job's own weight may take it past this).
+        var parkedWeightLimit: Int = .max
+    }
+
+    /// A thread of the share as a job sees it: its home for parked work.
+    final class Home: HomeThread, @unchecked Sendable {
+        // @unchecked: immutable; the bulkhead it points to does its own locking.
+        let thread: Int
+        private weak var bulkhead: Bulkhead?
+
+        fileprivate init(thread: Int, bulkhead: Bulkhead) {
+            self.thread = thread
+            self.bulkhead = bulkhead
+        }
+
+        /// Before the job starts its parked work: it now counts against the bounds, and stopping
+        /// waits for it.
+        func park(weight: Int) {
+            bulkhead?.park(weight: weight)
+        }
+
+        /// When the parked work has answered (on this thread).
+        func unpark(weight: Int) {
+            bulkhead?.unpark(weight: weight)
+        }
+
+        func resume(_ work: @escaping @Sendable () -> Void) {
+            bulkhead?.resume(work, on: thread)
+        }
     }
 
     let name: String
     let limits: Limits
-    private let run: @Sendable (Job, _ thread: Int) -> Void
+    private let run: @Sendable (Job, _ home: Home) -> Void
     private let refuse: @Sendable (Job, Refusal) -> Void
     private let logger: Logger
 
+    /// The clock thread and `stop` wait on it; the share's threads only use its lock.
     private let condition = NSCondition()
     private var queue: [(job: Job, deadline: Date)] = []
     /// The front of `queue`: taking from the front moves this instead of the array's elements.
     private var head = 0
     private var running = 0
-    /// Threads of the share waiting for a job.
-    private var idleThreads = 0
+    /// Threads of the share asleep on their semaphore, waiting for a job or resumed work; a
+    /// thread is taken out of it by whoever wakes it.
+    private var idle: [Int] = []
+    private var wakers: [DispatchSemaphore] = []
+    private var homes: [Home] = []
+    /// Work resumed to each thread, run before any new job.
+    private var resumed: [[@Sendable () -> Void]] = []
+    private var parked = 0
+    private var parkedWeight = 0
     private var liveThreads = 0
     private var started = false
     private var stopping = false
@@ -67,21 +114,25 @@ final class Bulkhead<Job>: @unchecked Sendable {
     private var refusedInEpisode: Int?
 
     /// - Parameters:
-    ///   - run: answers a job on one of the share's threads (`thread` is its index, for state
-    ///     of its own).
+    ///   - run: answers a job on one of the share's threads (`home.thread` is its index, for
+    ///     state of its own), or parks it there.
     ///   - refuse: answers a job there was no room for: on the submitting thread (queue full,
     ///     stopped) or on the share's clock thread (waited too long). Keep it short.
     init(
-        name: String, limits: Limits, logger: Logger, run: @escaping @Sendable (Job, _ thread: Int) -> Void,
+        name: String, limits: Limits, logger: Logger, run: @escaping @Sendable (Job, _ home: Home) -> Void,
         refuse: @escaping @Sendable (Job, Refusal) -> Void
     ) {
         self.name = name
         self.limits = Limits(
             threads: max(1, limits.threads), queueLimit: max(0, limits.queueLimit),
-            queueWaitSeconds: max(0, limits.queueWaitSeconds))
+            queueWaitSeconds: max(0, limits.queueWaitSeconds), parkedLimit: max(1, limits.parkedLimit),
+            parkedWeightLimit: max(1, limits.parkedWeightLimit))
         self.logger = logger
         self.run = run
         self.refuse = refuse
+        wakers = (0..<self.limits.threads).map { _ in DispatchSemaphore(value: 0) }
+        resumed = Array(repeating: [], count: self.limits.threads)
+        homes = (0..<self.limits.threads).map { Home(thread: $0, bulkhead: self) }
     }
 
     /// Starts the share's threads and the clock thread that refuses jobs past their wait.
@@ -115,8 +166,8 @@ final class Bulkhead<Job>: @unchecked Sendable {
     func submit(_ job: Job) -> Verdict {
         condition.lock()
         // Queued jobs that idle threads are about to take do not wait: only those beyond the
-        // threads count against the queue.
-        let waiting = running + (queue.count - head) - limits.threads
+        // threads count against the queue. While the parked bounds are reached, all of them wait.
+        let waiting = hasRoomToPark ? running + (queue.count - head) - limits.threads : queue.count - head
         let verdict: Verdict
         if stopping || !started {
             verdict = .refused(.stopped)
@@ -133,11 +184,11 @@ final class Bulkhead<Job>: @unchecked Sendable {
         case .runs:
             queue.append((job, Date(timeIntervalSinceNow: limits.queueWaitSeconds)))
             // One idle thread is enough (waking all of them would cost a context switch each
-            // for every job); if the clock thread gets the signal instead, it passes it on.
-            condition.signal()
+            // for every job).
+            if !wakeOne() { condition.broadcast() }
         case .waits:
             queue.append((job, Date(timeIntervalSinceNow: limits.queueWaitSeconds)))
-            // Every thread is busy: this wakes the clock thread, for the job's deadline.
+            // No thread takes it now: this wakes the clock thread, for the job's deadline.
             condition.broadcast()
         }
         condition.unlock()
@@ -154,6 +205,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         stopping = true
+        wakeAll()
         condition.broadcast()
         while liveThreads > 0 {
             if !condition.wait(until: deadline) { return liveThreads == 0 }
@@ -161,32 +213,90 @@ final class Bulkhead<Job>: @unchecked Sendable {
         return true
     }
 
-    /// Jobs running and waiting now.
-    var load: (running: Int, queued: Int) {
+    /// Jobs running, waiting and parked now.
+    var load: (running: Int, queued: Int, parked: Int) {
         condition.lock()
         defer { condition.unlock() }
-        return (running, queue.count - head)
+        return (running, queue.count - head, parked)
     }
 
+    /// Work resumed to a thread first, then new jobs while the parked bounds allow; ends once
+    /// stopping has nothing queued or parked left.
     private func runJobs(thread index: Int) {
         condition.lock()
         while true {
-            while queue.count == head && !stopping {
-                idleThreads += 1
-                condition.wait()
-                idleThreads -= 1
+            if !resumed[index].isEmpty {
+                let work = resumed[index]
+                resumed[index] = []
+                condition.unlock()
+                for item in work { item() }
+                condition.lock()
+                continue
             }
-            guard let entry = takeFirst() else { break }
-            if queue.count == head {
-                endEpisode()
-            } else if idleThreads > 0 {
-                condition.signal()  // more jobs than this one: wake the next idle thread
+            if hasRoomToPark, let entry = takeFirst() {
+                if queue.count == head {
+                    endEpisode()
+                } else {
+                    wakeOne()  // more jobs than this one
+                }
+                running += 1
+                condition.unlock()
+                run(entry.job, homes[index])
+                condition.lock()
+                running -= 1
+                continue
             }
-            running += 1
+            if stopping && queue.count == head && parked == 0 { break }
+            idle.append(index)
             condition.unlock()
-            run(entry.job, index)
+            wakers[index].wait()
             condition.lock()
-            running -= 1
+        }
+        condition.unlock()
+    }
+
+    private var hasRoomToPark: Bool {
+        parked < limits.parkedLimit && parkedWeight < limits.parkedWeightLimit
+    }
+
+    /// Wakes an idle thread when one may start a job, under the lock; false when none did.
+    @discardableResult
+    private func wakeOne() -> Bool {
+        guard hasRoomToPark, let thread = idle.popLast() else { return false }
+        wakers[thread].signal()
+        return true
+    }
+
+    private func wakeAll() {
+        for thread in idle { wakers[thread].signal() }
+        idle.removeAll()
+    }
+
+    private func park(weight: Int) {
+        condition.lock()
+        parked += 1
+        parkedWeight += weight
+        condition.unlock()
+    }
+
+    private func unpark(weight: Int) {
+        condition.lock()
+        parked -= 1
+        parkedWeight -= weight
+        if stopping && parked == 0 {
+            wakeAll()  // threads with nothing left to do may end now
+        } else if head < queue.count {
+            wakeOne()  // the bounds may have room again for a waiting job
+        }
+        condition.unlock()
+    }
+
+    private func resume(_ work: @escaping @Sendable () -> Void, on thread: Int) {
+        condition.lock()
+        resumed[thread].append(work)
+        if let position = idle.firstIndex(of: thread) {
+            idle.remove(at: position)
+            wakers[thread].signal()
         }
         condition.unlock()
     }
@@ -207,10 +317,6 @@ final class Bulkhead<Job>: @unchecked Sendable {
                 for job in late { refuse(job, .waitedTooLong) }
                 condition.lock()
                 continue
-            }
-            if head < queue.count && idleThreads > 0 {
-                // A signal meant for an idle thread may have woken this one instead.
-                condition.signal()
             }
             if head < queue.count {
                 _ = condition.wait(until: queue[head].deadline)
@@ -253,7 +359,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
         }
         refusedInEpisode = 1
         logger.warning(
-            "the \(name) lane is full (\(running) of \(limits.threads) threads busy, \(queue.count - head) of \(limits.queueLimit) waiting): answering busy until it has room; first refusal because \(refusal)"
+            "the \(name) lane is full (\(running) of \(limits.threads) threads busy, \(parked) requests parked, \(queue.count - head) of \(limits.queueLimit) waiting): answering busy until it has room; first refusal because \(refusal)"
         )
     }
 

@@ -120,7 +120,7 @@ public final class FastCGIServer: @unchecked Sendable {
             lanes.append(started)
             lanesByName[lane.lane] = started
             logger.info(
-                "FastCGI lane \(lane.lane): \(threads) threads, up to \(lane.queueLimit) requests waiting up to \(lane.queueWaitSeconds) s")
+                "FastCGI lane \(lane.lane): \(threads) threads, up to \(lane.queueLimit) requests waiting up to \(lane.queueWaitSeconds) s\(Self.parkingDescription(lane))")
         }
         for (index, handler) in handlers.prefix(count).enumerated() {
             let worker = Worker(
@@ -175,9 +175,9 @@ public final class FastCGIServer: @unchecked Sendable {
         var lanesEnded = true
         for lane in lanes {
             let load = lane.load
-            if load.running + load.queued > 0 {
+            if load.running + load.queued + load.parked > 0 {
                 logger?.info(
-                    "FastCGI lane \(lane.configuration.lane): finishing \(load.running) running and \(load.queued) waiting requests")
+                    "FastCGI lane \(lane.configuration.lane): finishing \(load.running) running, \(load.parked) parked and \(load.queued) waiting requests")
             }
             if !lane.stop() {
                 lanesEnded = false
@@ -196,5 +196,11 @@ public final class FastCGIServer: @unchecked Sendable {
             logger?.warning(
                 "FastCGI server stopped with \(group.runningThreads) responder threads still busy after \(configuration.drainTimeoutSeconds) s")
         }
+    }
+
+    /// The lane's bounds on parked requests, for its start-up line; empty when it has none.
+    private static func parkingDescription(_ lane: LaneConfiguration) -> String {
+        guard lane.parkedLimit < .max || lane.parkedPushLimit < .max else { return "" }
+        return ", up to \(lane.parkedLimit) parked with up to \(lane.parkedPushLimit) pushes out"
     }
 }

@@ -4,7 +4,9 @@ import PushCore
 
 /// One lane at work: the accepted requests the responder threads hand it, answered on the lane's
 /// own threads (each with its own handler) through a `Bulkhead`, or with the busy response
-/// their handler gave when the bulkhead has no room for them.
+/// their handler gave when the bulkhead has no room for them. A request whose handler parks it
+/// (see `ParkedResponse`) gives its thread back; its answer is written from that same thread
+/// when the parked work resumes there.
 final class Lane: Sendable {
     let configuration: LaneConfiguration
     private let bulkhead: Bulkhead<Job>
@@ -29,11 +31,13 @@ final class Lane: Sendable {
             name: configuration.lane.name,
             limits: .init(
                 threads: handlers.count, queueLimit: configuration.queueLimit,
-                queueWaitSeconds: configuration.queueWaitSeconds),
+                queueWaitSeconds: configuration.queueWaitSeconds, parkedLimit: configuration.parkedLimit,
+                parkedWeightLimit: configuration.parkedPushLimit),
             logger: logger,
-            run: { job, thread in
-                exchanges[thread].answer(job.accepted, handler: handlers[thread])
-                Self.release(job.accepted)
+            run: { job, home in
+                exchanges[home.thread].answer(job.accepted, handler: handlers[home.thread], parking: home) {
+                    Self.release(job.accepted)
+                }
             },
             refuse: { job, refusal in
                 var busy = job.busy()
@@ -63,7 +67,7 @@ final class Lane: Sendable {
         bulkhead.stop(timeoutSeconds: configuration.drainTimeoutSeconds)
     }
 
-    var load: (running: Int, queued: Int) { bulkhead.load }
+    var load: (running: Int, queued: Int, parked: Int) { bulkhead.load }
 
     /// The answered request's `FCGX_Request`: `FCGX_Finish_r` has freed its streams and params.
     private static func release(_ accepted: AcceptedRequest) {

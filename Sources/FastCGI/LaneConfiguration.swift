@@ -18,16 +18,27 @@ public struct LaneConfiguration: Sendable, Equatable {
     /// or the caller gets nginx's 504 instead.
     public var queueWaitSeconds: Double
 
-    /// How long stopping waits for the lane's queued and running requests, in seconds.
+    /// How long stopping waits for the lane's queued, running and parked requests, in seconds.
     public var drainTimeoutSeconds: Double
 
+    /// Requests parked at once (see `ParkedResponse`): each holds its nginx connection and its
+    /// pushes in memory, no thread. At the bound, new requests wait in the queue.
+    public var parkedLimit: Int
+
+    /// Pushes the parked requests wait on at once, summed; a request is let in while the sum
+    /// is below the bound, whatever its own count.
+    public var parkedPushLimit: Int
+
     public init(
-        lane: RequestLane, threadCount: Int, queueLimit: Int, queueWaitSeconds: Double, drainTimeoutSeconds: Double = 60
+        lane: RequestLane, threadCount: Int, queueLimit: Int, queueWaitSeconds: Double, drainTimeoutSeconds: Double = 60,
+        parkedLimit: Int = .max, parkedPushLimit: Int = .max
     ) {
         self.lane = lane
         self.threadCount = threadCount
         self.queueLimit = queueLimit
         self.queueWaitSeconds = queueWaitSeconds
         self.drainTimeoutSeconds = drainTimeoutSeconds
+        self.parkedLimit = parkedLimit
+        self.parkedPushLimit = parkedPushLimit
     }
 }

@@ -39,8 +39,13 @@ final class RequestExchange: @unchecked Sendable {
         scratch.deallocate()
     }
 
-    /// Reads the body, has `handler` answer the request, sends the answer.
-    func answer(_ accepted: AcceptedRequest, handler: any RequestHandler) {
+    /// Reads the body, has `handler` answer the request, sends the answer, then calls `done`.
+    /// A parked answer (see `ParkedResponse`) is sent when it comes, from `parking`'s thread,
+    /// which must be this exchange's; without `parking` it is waited for here.
+    func answer(
+        _ accepted: AcceptedRequest, handler: any RequestHandler, parking: Bulkhead<Lane.Job>.Home? = nil,
+        done: @escaping @Sendable () -> Void = {}
+    ) {
         var incoming = accepted.head
         let request = accepted.request
         let response: Response
@@ -60,7 +65,26 @@ final class RequestExchange: @unchecked Sendable {
                 response = .text(400, "the request body could not be read")
             }
         }
-        write(response, request)
+        if let parked = response.parked {
+            guard let parking else {
+                send(response.settled(), accepted, incoming)
+                return done()
+            }
+            parking.park(weight: parked.weight)
+            let request = incoming
+            parked.start(home: parking) { [self] answer in
+                send(answer.settled(), accepted, request)
+                done()
+                parking.unpark(weight: parked.weight)
+            }
+            return
+        }
+        send(response, accepted, incoming)
+        done()
+    }
+
+    private func send(_ response: Response, _ accepted: AcceptedRequest, _ incoming: Request) {
+        write(response, accepted.request)
         finish(accepted, incoming, response)
     }
 

@@ -5,6 +5,8 @@ public struct Response: Sendable, Equatable {
     public var body: [UInt8]
     /// Detail for the operator's log line (an underlying error), never sent to the client.
     public var logNote: String?
+    /// Set when the answer comes later (see `ParkedResponse`); the fields above are then unused.
+    public var parked: ParkedResponse?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], logNote: String? = nil) {
         self.status = status

@@ -36,8 +36,8 @@ final class LaneEndToEndTests: XCTestCase {
         }
 
         /// Waits (up to a minute, which only a hang reaches) until `count` requests wait inside.
-        func waitUntilInside(_ count: Int) -> Bool {
-            let deadline = Date(timeIntervalSinceNow: 60)
+        func waitUntilInside(_ count: Int, seconds: Double = 60) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: seconds)
             condition.lock()
             defer { condition.unlock() }
             while inside < count { if !condition.wait(until: deadline) { return false } }
@@ -46,13 +46,15 @@ final class LaneEndToEndTests: XCTestCase {
     }
 
     /// `/held…` goes to the upstream lane and waits at the gate; it answers with its thread and
-    /// the body it read. Everything else is answered where it was read.
+    /// the body it read. `/parked…` goes there too and is parked: a thread of its own waits at
+    /// the gate, then resumes the answer to the lane thread, which names itself in it.
+    /// Everything else is answered where it was read.
     private struct GatedHandler: LaneAssigning {
         let thread: Int
         let gate: Gate
 
         func lane(for request: Request) -> RequestLane? {
-            request.path.hasPrefix("/held") ? .upstream : nil
+            request.path.hasPrefix("/held") || request.path.hasPrefix("/parked") ? .upstream : nil
         }
 
         func busyResponse(for request: Request) -> Response {
@@ -60,8 +62,24 @@ final class LaneEndToEndTests: XCTestCase {
         }
 
         func handle(_ request: Request) -> Response {
+            let body = String(decoding: request.body, as: UTF8.self)
+            if request.path.hasPrefix("/parked") {
+                let gate = gate
+                let thread = thread
+                let reader = UInt(pthread_self())
+                return .parked(
+                    ParkedResponse(weight: 1) { home, answer in
+                        Thread.detachNewThread {
+                            gate.pass()
+                            home.resume {
+                                let place = UInt(pthread_self()) == reader ? "the thread that read it" : "another thread"
+                                answer(.text(200, "thread \(thread) body \(body) resumed on \(place)"))
+                            }
+                        }
+                    })
+            }
             if request.path.hasPrefix("/held") { gate.pass() }
-            return .text(200, "thread \(thread) body \(String(decoding: request.body, as: UTF8.self))")
+            return .text(200, "thread \(thread) body \(body)")
         }
     }
 
@@ -72,7 +90,7 @@ final class LaneEndToEndTests: XCTestCase {
     private let gate = Gate()
     private let responderThreads = 2
 
-    private func start(laneThreads: Int, queue: Int, wait: Double = 600) throws {
+    private func start(laneThreads: Int, queue: Int, wait: Double = 600, parked: Int = .max) throws {
         directory = try TemporaryDirectory()
         let socketPath = directory.path + "/run/pushgate.sock"
         let (logger, store) = RecordingLogHandler.logger()
@@ -83,7 +101,7 @@ final class LaneEndToEndTests: XCTestCase {
                 lanes: [
                     LaneConfiguration(
                         lane: .upstream, threadCount: laneThreads, queueLimit: queue, queueWaitSeconds: wait,
-                        drainTimeoutSeconds: 60)
+                        drainTimeoutSeconds: 60, parkedLimit: parked)
                 ]))
         let gate = self.gate
         try server.start(makeHandler: { GatedHandler(thread: $0, gate: gate) }, logger: logger)
@@ -195,12 +213,12 @@ final class LaneEndToEndTests: XCTestCase {
             server.stop()
             stopped.signal()
         }
-        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains("finishing 1 running and 1 waiting") })
+        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains("finishing 1 running, 0 parked and 1 waiting") })
         {
             usleep(10_000)
         }
         XCTAssertTrue(
-            logs.all.contains { $0.message.contains("FastCGI lane upstream: finishing 1 running and 1 waiting") })
+            logs.all.contains { $0.message.contains("FastCGI lane upstream: finishing 1 running, 0 parked and 1 waiting") })
         XCTAssertEqual(answers.count, 0)
 
         gate.openUp()
@@ -208,6 +226,71 @@ final class LaneEndToEndTests: XCTestCase {
         let all = answers.all()
         XCTAssertEqual((all["running"] ?? nil)?.text, "thread 2 body running\n")
         XCTAssertEqual((all["queued"] ?? nil)?.text, "thread 2 body queued\n")
+        XCTAssertTrue(logs.all.contains { $0.message == "FastCGI server stopped" })
+    }
+
+    func testParkedRequestsGiveTheirThreadBackAndAreAnsweredFromIt() throws {
+        try start(laneThreads: 1, queue: 8)
+        let answers = Answers()
+        let bodies = (1...4).map { "p\($0)" }
+        for body in bodies { answers.post(client, "/parked", body: body) }
+        // One lane thread: four requests are only all inside at once because each one parked
+        // gave the thread back.
+        XCTAssertTrue(gate.waitUntilInside(4), "every parked request is waiting at once")
+        XCTAssertEqual(answers.count, 0)
+
+        gate.openUp()
+        let all = answers.all()
+        for body in bodies {
+            let response = try XCTUnwrap(all[body] ?? nil, "no answer for \(body)")
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.text, "thread 2 body \(body) resumed on the thread that read it\n")
+        }
+        XCTAssertFalse(logs.all.contains { $0.message.contains("lane is full") })
+        // The lines are written after the answers: each parked request has one, with its status.
+        for _ in 0..<3000 where logs.all.filter({ $0.message.hasPrefix("POST /parked 200") }).count < 4 { usleep(10_000) }
+        XCTAssertEqual(logs.all.filter { $0.message.hasPrefix("POST /parked 200") }.count, 4)
+        XCTAssertEqual(try client.get("/after").status, 200)
+    }
+
+    func testAtTheParkedBoundNewRequestsWaitInTheQueue() throws {
+        try start(laneThreads: 2, queue: 4, parked: 1)
+        let answers = Answers()
+        answers.post(client, "/parked", body: "first")
+        XCTAssertTrue(gate.waitUntilInside(1))
+        answers.post(client, "/parked", body: "second")
+        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains("behind 0 others") }) { usleep(10_000) }
+        XCTAssertTrue(logs.all.contains { $0.message.contains("waits for a thread of the upstream lane behind 0 others") })
+        // A free thread, but the bound holds the second request in the queue: it never reached the gate.
+        XCTAssertFalse(gate.waitUntilInside(2, seconds: 0.5))
+
+        gate.openUp()
+        let all = answers.all()
+        XCTAssertEqual((all["first"] ?? nil)?.status, 200)
+        XCTAssertEqual((all["second"] ?? nil)?.status, 200)
+    }
+
+    func testStoppingAnswersParkedRequestsBeforeTheLaneEnds() throws {
+        try start(laneThreads: 1, queue: 4)
+        let answers = Answers()
+        answers.post(client, "/parked", body: "parked")
+        XCTAssertTrue(gate.waitUntilInside(1))
+
+        let server = self.server!
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        let finishing = "FastCGI lane upstream: finishing 0 running, 1 parked and 0 waiting"
+        for _ in 0..<3000 where !logs.all.contains(where: { $0.message.contains(finishing) }) { usleep(10_000) }
+        XCTAssertTrue(logs.all.contains { $0.message.contains(finishing) })
+        XCTAssertEqual(answers.count, 0)
+        XCTAssertEqual(stopped.wait(timeout: .now()), .timedOut, "the lane waits for its parked request")
+
+        gate.openUp()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual((answers.all()["parked"] ?? nil)?.text, "thread 2 body parked resumed on the thread that read it\n")
         XCTAssertTrue(logs.all.contains { $0.message == "FastCGI server stopped" })
     }
 }

@@ -9,9 +9,11 @@ import XCTest
 #endif
 
 /// pnm2's sends in the upstream lane, through the real nginx and `pushgate serve`, with the mock
-/// FCM answering slowly: the responder threads stay free for /healthz and token reports while
-/// more sends than there are responder threads wait on the upstream; a full lane answers pnm2's
-/// own busy error, not nginx's 504; SIGTERM lets the sends in the lane finish and answer.
+/// FCM answering slowly: sends waiting on the upstream are parked, so one lane thread carries
+/// many; the responder threads stay free for /healthz and token reports while more sends than
+/// there are responder threads wait on the upstream; at the parked bound new sends wait in the
+/// queue; a full lane answers pnm2's own busy error, not nginx's 504; SIGTERM lets the sends in
+/// the lane finish and answer.
 ///
 /// No assertion measures a duration: "answered while the sends are in flight" is checked as
 /// "answered before any send has returned", which a stalled responder cannot fake.
@@ -29,13 +31,14 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     }
 
     /// pushgate with 4 responder threads and the given lane settings, and an FCM app.
-    private func start(laneThreads: Int, queue: Int, waitMilliseconds: Int) throws {
+    private func start(laneThreads: Int, queue: Int, waitMilliseconds: Int, parked: Int? = nil) throws {
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
         var environment = PushgateInstance.upstreams(apns: nil, fcm: fcm)
         environment["PUSHGATE_THREADS"] = "4"
         environment["PUSHGATE_UPSTREAM_LANE_THREADS"] = String(laneThreads)
         environment["PUSHGATE_UPSTREAM_LANE_QUEUE"] = String(queue)
         environment["PUSHGATE_UPSTREAM_LANE_WAIT_MS"] = String(waitMilliseconds)
+        if let parked { environment["PUSHGATE_UPSTREAM_LANE_PARKED"] = String(parked) }
         environment["PUSHGATE_LOG_LEVEL"] = "debug"
         pushgate = try PushgateInstance(environment: environment)
         try pushgate.start()
@@ -109,14 +112,35 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
             line: line)
     }
 
+    func testOneLaneThreadCarriesEverySendWaitingOnTheUpstream() throws {
+        try start(laneThreads: 1, queue: 16, waitMilliseconds: 50_000)
+        let tokens = slowTokens(8)
+        let sends = Sends()
+        let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
+        for token in tokens { sends.post(client, "/pnm2/send", token: token, body: Self.send(token: token)) }
+        // A lane thread that waited with its send would let one at a time reach the mock.
+        try waitUntil("all eight sends reached the mock at once") { fcm.sendRequests.count == 8 }
+        XCTAssertEqual(sends.returned, 0, "every send is still waiting on the mock")
+        let health = try pushgate.client.get("/healthz")
+        XCTAssertEqual(health.status, 200)
+
+        let answers = sends.all()
+        for token in tokens { assertSent(answers[token], token) }
+        XCTAssertFalse(pushgate.serveLog.contains("lane is full"), pushgate.serveLog)
+        // Each parked send still has its request line, written after its answer.
+        try waitUntil("the eight sends' lines are in serve's log") {
+            pushgate.serveLog.components(separatedBy: "POST /pnm2/send 200").count - 1 >= 8
+        }
+    }
+
     func testHealthAndTokenReportsAreAnsweredWhileMoreSendsThanRespondersWaitOnTheUpstream() throws {
-        try start(laneThreads: 2, queue: 16, waitMilliseconds: 50_000)
+        try start(laneThreads: 2, queue: 16, waitMilliseconds: 50_000, parked: 2)
         let tokens = slowTokens(6)
         let sends = Sends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
         for token in tokens { sends.post(client, "/pnm2/send", token: token, body: Self.send(token: token)) }
-        // The lane's two threads each hold a send at the mock; the other four wait in its queue.
-        try waitUntil("both lane threads' sends reached the mock") { fcm.sendRequests.count == 2 }
+        // Two sends are parked at the mock, the bound; the other four wait in the lane's queue.
+        try waitUntil("both parked sends reached the mock") { fcm.sendRequests.count == 2 }
         try pushgate.waitForServeLog(containing: "behind 3 others")
 
         // Six sends outnumber the four responder threads: before the lane, these waited for a send.
@@ -131,7 +155,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         XCTAssertEqual(options.status, 400, options.text)
         XCTAssertEqual(options.header("Allow"), "POST")
         XCTAssertEqual(sends.returned, 0, "all of this was answered while every send was still waiting on the upstream")
-        XCTAssertEqual(fcm.sendRequests.count, 2, "no more sends reach the upstream at once than the lane has threads")
+        XCTAssertEqual(fcm.sendRequests.count, 2, "no more sends reach the upstream at once than the lane parks")
         XCTAssertEqual(try pushgate.storedDevices().count, 1)
 
         let answers = sends.all()
@@ -140,7 +164,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     }
 
     func testAFullLaneAnswersPnm2sBusyErrorLoggedOncePerEpisode() throws {
-        try start(laneThreads: 1, queue: 1, waitMilliseconds: 300)
+        try start(laneThreads: 1, queue: 1, waitMilliseconds: 300, parked: 1)
         let slow = slowTokens(1)[0]
         let sends = Sends()
         sends.post(
@@ -148,8 +172,8 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
             body: Self.send(token: slow))
         try waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
 
-        // The one lane thread is held: each of these waits its 300 ms in the queue (or finds
-        // the queue full) and gets pnm2's busy answer, in each address's own shape.
+        // The lane's one parked send is its bound: each of these waits its 300 ms in the queue
+        // (or finds the queue full) and gets pnm2's busy answer, in each address's own shape.
         let busy = #"{"code": 500, "response": "Push service busy", "status": 500}"#
         let single = try pushgate.client.post(
             "/pnm2/send", contentType: "application/json", body: Self.send(token: "Other1"))
@@ -164,7 +188,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
             XCTAssertEqual(response.header("Retry-After"), "1")
             XCTAssertEqual(response.text, busy)
         }
-        XCTAssertEqual(sends.returned, 0, "refused while the lane's thread was still held")
+        XCTAssertEqual(sends.returned, 0, "refused while the parked send still waited")
         XCTAssertEqual(fcm.sendRequests.count, 1, "the refused sends never reached the upstream")
 
         // Each request's line is written just after its answer is sent.
@@ -183,8 +207,8 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         try pushgate.waitForServeLog(containing: "the upstream lane has room again: 3 requests were answered busy")
     }
 
-    func testSigtermLetsTheSendsRunningAndWaitingInTheLaneFinishAndAnswer() throws {
-        try start(laneThreads: 1, queue: 4, waitMilliseconds: 50_000)
+    func testSigtermLetsTheSendsParkedAndWaitingInTheLaneFinishAndAnswer() throws {
+        try start(laneThreads: 1, queue: 4, waitMilliseconds: 50_000, parked: 1)
         let tokens = slowTokens(2)
         let sends = Sends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)

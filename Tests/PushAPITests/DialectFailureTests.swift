@@ -108,7 +108,7 @@ final class DialectFailureTests: XCTestCase {
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _ in }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
             senders: senders)
         assertUnavailable(
             pnm2.handle(post("/pnm2/send", "{}")),
@@ -135,7 +135,7 @@ final class DialectFailureTests: XCTestCase {
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _ in }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
             senders: senders)
         // A wrong method is told whoever asks, without asking the (unreachable) key store.
         XCTAssertEqual(pnm2.handle(Request(method: "GET", path: "/pnm2/send")).status, 400)

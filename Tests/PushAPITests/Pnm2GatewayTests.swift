@@ -56,7 +56,10 @@ final class Pnm2GatewayTests: XCTestCase {
         let pauses = pauses
         return SenderOnly(
             Pnm2Gateway(
-                apps: store, directory: directory, deliverer: deliverer, pause: { pauses.seconds.append($0) }),
+                apps: store, directory: directory, deliverer: deliverer, pause: { seconds, _, then in
+                    pauses.seconds.append(seconds)
+                    then()
+                }),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 
@@ -64,7 +67,8 @@ final class Pnm2GatewayTests: XCTestCase {
         gateway.handle(
             Request(
                 method: "POST", path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
-                remoteAddress: address))
+                remoteAddress: address)
+        ).settled()
     }
 
     func generic(_ token: String, app: String = "com.example.app") -> String {

@@ -43,12 +43,13 @@ struct ServeCommand: ParsableCommand {
                 socketGroup: try configuration.socketGroup.map(SocketGroup.id(of:)),
                 threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes,
                 lanes: [
-                    // Stopping waits for the sends queued and running: their wait, then as long
-                    // as nginx waits for an answer (its fastcgi_read_timeout, 60 s).
+                    // Stopping waits for the sends queued, running and parked: their wait, then as
+                    // long as nginx waits for an answer (its fastcgi_read_timeout, 60 s).
                     LaneConfiguration(
                         lane: .upstream, threadCount: configuration.upstreamLaneThreads,
                         queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
-                        drainTimeoutSeconds: upstreamWait + 60),
+                        drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.upstreamLaneParked,
+                        parkedPushLimit: configuration.upstreamLaneParkedPushes),
                     // Logins that run the password hash (~0.1–0.7 s of a core each): a few
                     // threads, whatever arrives; the rest wait without a thread, or are told
                     // to try again. What waits is checked within nginx's read time-out.

@@ -28,7 +28,15 @@ struct RequestMetrics: LaneAssigning {
         handles.busy.increment()
         defer { handles.busy.decrement() }
         let start = DispatchTime.now().uptimeNanoseconds
-        let response = router.handle(request)
+        var response = router.handle(request)
+        if let parked = response.parked {
+            // Counted when its answer comes: the status, and the time it was out.
+            response.parked = parked.map { [self] answer in
+                record(request, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+                return answer
+            }
+            return response
+        }
         record(request, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
         return response
     }

@@ -2,22 +2,29 @@ import Logging
 import PushCore
 
 /// Sends a request's checked pushes as one concurrent batch and answers each in order: the
-/// one place pnm2 turns a `DeliveryResult` into a `code`.
+/// one place pnm2 turns a `DeliveryResult` into a `code`. The request is parked while its
+/// pushes wait on the upstream: no thread waits with it, and the bounded retry waits on a timer.
 struct Pnm2Dispatch: Sendable {
     let apps: any AppCatalog
     let directory: any AcrobitsPushDirectory
     /// The process's deliverer wrapped to prune dead stored devices.
     let deliverer: any Deliverer
-    /// Sleeps before the one in-request retry (injected so tests do not wait).
-    let pause: @Sendable (Double) -> Void
+    /// Waits before the one in-request retry (injected so tests do not wait).
+    let pause: Pnm2Gateway.RetryPause
 
     /// The longest a caller waits for the retry: a PBX script times out; the outbox is the
     /// place for patient retries, not a held-open request.
     static let longestRetryPause = 1.0
     static let defaultRetryPause = 0.2
 
-    /// `logger`: the request's; its retries and the upstream's refusals are logged there.
-    func send(_ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply, logger: Logger) throws -> [Pnm2Reply] {
+    /// Checks and addresses the pushes now (what throws, a store that is away, throws here) and
+    /// answers with `respond(replies)`: parked while pushes wait on the upstream, at once when
+    /// none was sent. `logger`: the request's; its retries and the upstream's refusals are
+    /// logged there.
+    func send(
+        _ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply, logger: Logger,
+        respond: @escaping @Sendable ([Pnm2Reply]) -> Response
+    ) throws -> Response {
         var replies = entries.map { entry -> Pnm2Reply? in
             if case .failure(let reply) = entry { return reply }
             return nil
@@ -35,39 +42,61 @@ struct Pnm2Dispatch: Sendable {
             addressed.append((index, push, app))
         }
         let targets = try Pnm2Addressing(directory: directory).targets(addressed.map { ($0.push, $0.app) })
-        var batch: [(index: Int, notification: Notification)] = []
+        var indices: [Int] = []
+        var batch: [Notification] = []
         for (item, target) in zip(addressed, targets) {
             switch target {
             case .success(let target):
-                batch.append((item.index, Pnm2Payload.notification(item.push, app: item.app, target: target)))
+                indices.append(item.index)
+                batch.append(Pnm2Payload.notification(item.push, app: item.app, target: target))
             case .failure(let reply):
                 replies[item.index] = reply
             }
         }
-        for (index, reply) in deliver(batch.map(\.notification), deadToken: deadToken, logger: logger).enumerated() {
-            replies[batch[index].index] = reply
-        }
-        return replies.map { $0 ?? .serviceError("no answer") }
+        guard !batch.isEmpty else { return respond(replies.map { $0 ?? .serviceError("no answer") }) }
+        let checked = replies
+        return .parked(
+            ParkedResponse(weight: batch.count) { [self, batch, indices] home, answer in
+                deliver(batch, deadToken: deadToken, logger: logger, home: home) { delivered in
+                    var replies = checked
+                    for (index, reply) in zip(indices, delivered) { replies[index] = reply }
+                    answer(respond(replies.map { $0 ?? .serviceError("no answer") }))
+                }
+            })
     }
 
-    /// One batch, then one bounded retry of what the upstream asked to retry later.
-    private func deliver(_ notifications: [Notification], deadToken: Pnm2Reply, logger: Logger) -> [Pnm2Reply] {
-        guard !notifications.isEmpty else { return [] }
-        var results = deliverer.deliver(notifications, logger: logger)
-        let retried = results.indices.filter { if case .retryLater = results[$0] { return true } else { return false } }
-        if !retried.isEmpty {
+    /// One batch, then one bounded retry of what the upstream asked to retry later; `completion`
+    /// runs on `home`.
+    private func deliver(
+        _ notifications: [Notification], deadToken: Pnm2Reply, logger: Logger, home: any HomeThread,
+        completion: @escaping @Sendable ([Pnm2Reply]) -> Void
+    ) {
+        deliverer.deliver(notifications, logger: logger, home: home) { [self] first in
+            let retried = first.indices.filter { if case .retryLater = first[$0] { return true } else { return false } }
+            guard !retried.isEmpty else {
+                return completion(replies(notifications, first, deadToken: deadToken, logger: logger))
+            }
             let wait = retried.map { index -> Double in
-                guard case .retryLater(_, let after?) = results[index] else { return Self.defaultRetryPause }
+                guard case .retryLater(_, let after?) = first[index] else { return Self.defaultRetryPause }
                 return Double(after)
             }.max() ?? Self.defaultRetryPause
             let pauseSeconds = min(max(wait, 0), Self.longestRetryPause)
             logger.info(
-                "retrying \(retried.count) of \(notifications.count) pushes in \(pauseSeconds) s: \(Self.reasons(retried.map { results[$0] }))")
-            pause(pauseSeconds)
-            for (index, result) in zip(retried, deliverer.deliver(retried.map { notifications[$0] }, logger: logger)) {
-                results[index] = result
+                "retrying \(retried.count) of \(notifications.count) pushes in \(pauseSeconds) s: \(Self.reasons(retried.map { first[$0] }))")
+            pause(pauseSeconds, home) { [self] in
+                deliverer.deliver(retried.map { notifications[$0] }, logger: logger, home: home) { [self] second in
+                    var results = first
+                    for (index, result) in zip(retried, second) { results[index] = result }
+                    completion(replies(notifications, results, deadToken: deadToken, logger: logger))
+                }
             }
         }
+    }
+
+    /// Logs what did not go out and turns each result into its reply.
+    private func replies(
+        _ notifications: [Notification], _ results: [DeliveryResult], deadToken: Pnm2Reply, logger: Logger
+    ) -> [Pnm2Reply] {
         for (notification, result) in zip(notifications, results) {
             switch result {
             case .rejected(let status, let reason):

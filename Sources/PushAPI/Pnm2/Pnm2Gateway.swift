@@ -1,11 +1,12 @@
 import Logging
-import Foundation
 import PushCore
 
 /// The Acrobits HTTP push gateway (pnm2): a PBX posts pushes as JSON to `/pnm2/send` or
 /// `/pnm2/multisend` (or form fields to the old `/pnm2`), pushgate sends them while the
 /// caller waits and answers each with the document's `{"code", "response"}`. The sends run in
-/// the upstream lane, so callers waiting on a slow APNs/FCM never hold the responder threads.
+/// the upstream lane, so callers waiting on a slow APNs/FCM never hold the responder threads,
+/// and are parked there while their pushes are out: a waiting send holds its connection, not a
+/// thread.
 /// Serve it as `SenderOnly(Pnm2Gateway(…), senders:)`: only senders may push.
 public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
     public static let prefix = "/pnm2"
@@ -16,18 +17,22 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
 
     private let dispatch: Pnm2Dispatch
 
-    /// - Parameter deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a
-    ///   dead token prunes its stored device.
+    /// - Parameters:
+    ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a dead token
+    ///     prunes its stored device.
+    ///   - pause: waits before the in-request retry; tests pass one that does not wait.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        pause: @escaping @Sendable (Double) -> Void = Pnm2Gateway.sleep
+        pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer
     ) {
         dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause)
     }
 
-    @Sendable public static func sleep(_ seconds: Double) {
-        guard seconds > 0 else { return }
-        Thread.sleep(forTimeInterval: seconds)
+    /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
+    public typealias RetryPause = @Sendable (_ seconds: Double, _ home: any HomeThread, _ then: @escaping @Sendable () -> Void) -> Void
+
+    @Sendable public static func pauseOnTimer(_ seconds: Double, home: any HomeThread, then: @escaping @Sendable () -> Void) {
+        home.resume(afterSeconds: seconds, then)
     }
 
     /// Over the server's body limit: pnm2's reply shape, which a PBX script parses.
@@ -75,18 +80,21 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         case .send:
             let entry = try Pnm2Body.single(request)
             try checkScope([entry], of: sender)
-            let reply = try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger)[0]
-            return .json(200, Array(reply.json.utf8))
+            return try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger) { replies in
+                .json(200, Array(replies[0].json.utf8))
+            }
         case .multisend:
             let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
             try checkScope(entries, of: sender)
-            let replies = try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger)
-            return .json(200, Array(Pnm2Reply.list(replies).utf8))
+            return try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger) { replies in
+                .json(200, Array(Pnm2Reply.list(replies).utf8))
+            }
         case .form:
             let push = try Pnm2Body.form(request)
             try checkScope([.success(push)], of: sender)
-            let reply = try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger)[0]
-            return .json(reply.code, Array(reply.json.utf8))
+            return try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger) { replies in
+                .json(replies[0].code, Array(replies[0].json.utf8))
+            }
         }
     }
 

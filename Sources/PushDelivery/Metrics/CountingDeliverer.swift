@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// Counts the result of every push a dialect sends while its caller waits (pnm2), as
@@ -18,11 +19,25 @@ public struct CountingDeliverer: Deliverer {
 
     public func deliver(_ batch: [Notification]) -> [DeliveryResult] {
         let results = inner.deliver(batch)
+        count(batch, results)
+        return results
+    }
+
+    public func deliver(
+        _ batch: [Notification], logger: Logger, home: any HomeThread,
+        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+    ) {
+        inner.deliver(batch, logger: logger, home: home) { results in
+            count(batch, results)
+            completion(results)
+        }
+    }
+
+    private func count(_ batch: [Notification], _ results: [DeliveryResult]) {
         for (notification, result) in zip(batch, results) {
             let provider = providers.of(notification.appID)
             metrics.countPush(provider: provider, dialect: dialect, result: PushResultLabel(result))
             if case .deadToken(let reason, _) = result { metrics.countDeadToken(provider: provider, reason: reason) }
         }
-        return results
     }
 }

@@ -55,6 +55,22 @@ public final class DeliveryRouter: Deliverer {
         return collector.wait()
     }
 
+    /// Returns once every push is handed to its client; `completion` gets the results on
+    /// `home`, so the engine thread that answers the last push never runs the caller's work.
+    public func deliver(
+        _ batch: [PushCore.Notification], logger: Logger, home: any HomeThread,
+        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+    ) {
+        guard !batch.isEmpty else { return completion([]) }
+        let apps = lookUpApps(Set(batch.map(\.appID)))
+        let collector = OrderedCollector<DeliveryResult>(count: batch.count) { results in
+            home.resume { completion(results) }
+        }
+        for (index, notification) in batch.enumerated() {
+            send(notification, app: apps[notification.appID] ?? .failure(.unknown)) { collector.set(index, $0) }
+        }
+    }
+
     /// The fire-and-forget form for the outbox: returns at once, `completion` runs once, maybe
     /// on the transport's thread.
     public func submit(_ notification: PushCore.Notification, completion: @escaping @Sendable (DeliveryResult) -> Void) {

@@ -30,6 +30,22 @@ public struct PruningDeliverer: Deliverer {
     /// `logger`: the request's, so that its prunes carry its id.
     public func deliver(_ batch: [Notification], logger: Logger) -> [DeliveryResult] {
         let results = inner.deliver(batch)
+        prune(batch, results, logger: logger)
+        return results
+    }
+
+    /// The store work runs on `home`, whose connection this deliverer's store is.
+    public func deliver(
+        _ batch: [Notification], logger: Logger, home: any HomeThread,
+        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+    ) {
+        inner.deliver(batch, logger: logger, home: home) { results in
+            prune(batch, results, logger: logger)
+            completion(results)
+        }
+    }
+
+    private func prune(_ batch: [Notification], _ results: [DeliveryResult], logger: Logger) {
         record(batch, results, logger: logger)
         for (notification, result) in zip(batch, results) {
             guard case .deadToken(let reason, let since) = result, let deviceID = notification.deviceID else { continue }
@@ -42,7 +58,6 @@ public struct PruningDeliverer: Deliverer {
                 logger.error("could not prune device \(deviceID): \(error)")
             }
         }
-        return results
     }
 
     /// One transaction for the whole batch; a pruned device is skipped by the store.
