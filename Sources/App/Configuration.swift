@@ -142,7 +142,7 @@ public struct Configuration: Sendable {
             },
             show: { $0.socketGroup }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
-        .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, which wait on APNs/FCM, apart from PUSHGATE_THREADS", \.upstreamLaneThreads, 1...256),
+        .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, apart from PUSHGATE_THREADS; a send waiting on APNs/FCM is parked and holds none", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue", \.upstreamLaneParkedPushes, 1...10_000_000),
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
