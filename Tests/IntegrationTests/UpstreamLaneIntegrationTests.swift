@@ -123,10 +123,16 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         XCTAssertEqual(sends.returned, 0, "every send is still waiting on the mock")
         let health = try pushgate.client.get("/healthz")
         XCTAssertEqual(health.status, 200)
+        let metrics = try PrometheusText(try pushgate.client.get("/metrics").text)
+        XCTAssertEqual(metrics.value("pushgate_parked_requests", ["lane": "upstream"]), 8)
+        XCTAssertEqual(metrics.value("pushgate_busy_threads", ["lane": "upstream"]), 0)
 
         let answers = sends.all()
         for token in tokens { assertSent(answers[token], token) }
         XCTAssertFalse(pushgate.serveLog.contains("lane is full"), pushgate.serveLog)
+        let after = try PrometheusText(try pushgate.client.get("/metrics").text)
+        XCTAssertEqual(after.value("pushgate_parked_requests", ["lane": "upstream"]), 0)
+        XCTAssertEqual(after.value("pushgate_requests_total", ["endpoint": "/pnm2", "status": "200"]), 8)
         // Each parked send still has its request line, written after its answer.
         try waitUntil("the eight sends' lines are in serve's log") {
             pushgate.serveLog.components(separatedBy: "POST /pnm2/send 200").count - 1 >= 8

@@ -5,9 +5,9 @@ import PushAPI
 import PushCore
 
 /// Counts and times every request by the route it went to (`pushgate_requests_total
-/// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), and the threads busy
-/// answering (`pushgate_busy_threads{lane}`): the router of one responder or lane thread,
-/// measured. The endpoint is the route's prefix, never the raw path.
+/// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), the threads busy
+/// answering (`pushgate_busy_threads{lane}`) and the requests parked waiting on an upstream
+/// (`pushgate_parked_requests{lane}`): the router of one responder or lane thread, measured. The endpoint is the route's prefix, never the raw path.
 ///
 /// On the hot path of every request: the metric objects are made once per endpoint (and
 /// status) and kept, instead of asking the registry, whose one lock all threads share, three
@@ -31,7 +31,9 @@ struct RequestMetrics: LaneAssigning {
         var response = router.handle(request)
         if let parked = response.parked {
             // Counted when its answer comes: the status, and the time it was out.
+            handles.parked.increment()
             response.parked = parked.map { [self] answer in
+                handles.parked.decrement()
                 record(request, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
                 return answer
             }
@@ -70,6 +72,7 @@ struct RequestMetrics: LaneAssigning {
     private final class Handles: @unchecked Sendable {
         // @unchecked: `counters` and `timers` are only touched under `lock`.
         let busy: Meter
+        let parked: Meter
         private let factory: any MetricsFactory
         private let lock = NSLock()
         private var counters: [EndpointStatus: Counter] = [:]
@@ -83,6 +86,7 @@ struct RequestMetrics: LaneAssigning {
         init(factory: any MetricsFactory, thread: String) {
             self.factory = factory
             busy = Meter(label: "pushgate_busy_threads", dimensions: [("lane", thread)], factory: factory)
+            parked = Meter(label: "pushgate_parked_requests", dimensions: [("lane", thread)], factory: factory)
         }
 
         func requests(endpoint: String, status: Int) -> Counter {
