@@ -1,5 +1,6 @@
 import PushTesting
 import Foundation
+import Glibc
 import Logging
 import XCTest
 
@@ -211,5 +212,103 @@ final class BulkheadTests: XCTestCase {
         let seen = recorder.snapshot
         XCTAssertEqual(seen.finished, [1, 2, 3], "the queued jobs ran before the threads ended")
         XCTAssertEqual(seen.refused, [4: .stopped])
+    }
+
+    /// Jobs that park at once, and record where they ran and where their resumed work ran.
+    private final class Parking: @unchecked Sendable {
+        // @unchecked: every field is touched under `condition`.
+        private let condition = NSCondition()
+        private(set) var homes: [Int: Bulkhead<Int>.Home] = [:]
+        private var ranOn: [Int: UInt] = [:]
+        private(set) var resumedOnItsThread: [Int: Bool] = [:]
+
+        func park(_ job: Int, home: Bulkhead<Int>.Home) {
+            home.park(weight: 1)
+            condition.lock()
+            homes[job] = home
+            ranOn[job] = UInt(pthread_self())
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Resumes `job`'s rest to its home, from the calling thread; the rest unparks it.
+        func resume(_ job: Int) {
+            condition.lock()
+            let home = homes[job]!
+            condition.unlock()
+            home.resume { [self] in
+                condition.lock()
+                resumedOnItsThread[job] = ranOn[job] == UInt(pthread_self())
+                condition.broadcast()
+                condition.unlock()
+                home.unpark(weight: 1)
+            }
+        }
+
+        func waitUntil(_ what: String, _ done: (Parking) -> Bool) {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            condition.lock()
+            defer { condition.unlock() }
+            while !done(self) {
+                if !condition.wait(until: deadline) {
+                    XCTFail("timed out waiting until \(what)")
+                    return
+                }
+            }
+        }
+    }
+
+    private func parkingBulkhead(threads: Int, parked: Int, _ parking: Parking) -> Bulkhead<Int> {
+        let bulkhead = Bulkhead<Int>(
+            name: "upstream",
+            limits: .init(threads: threads, queueLimit: 10_000, queueWaitSeconds: 600, parkedLimit: parked),
+            logger: Logger(label: "test"),
+            run: { job, home in parking.park(job, home: home) }, refuse: { job, _ in XCTFail("job \(job) refused") })
+        bulkhead.start()
+        return bulkhead
+    }
+
+    func testAtTheParkedBoundJobsWaitUntilAParkedOneIsDone() {
+        let parking = Parking()
+        let bulkhead = parkingBulkhead(threads: 3, parked: 2, parking)
+        for job in 1...3 { bulkhead.submit(job) }
+        parking.waitUntil("two jobs parked") { $0.homes.count == 2 }
+        // A thread is free, but the bound keeps the third job in the queue.
+        XCTAssertEqual(bulkhead.load.parked, 2)
+        XCTAssertEqual(bulkhead.load.queued, 1)
+
+        let first = parking.homes.keys.min()!
+        parking.resume(first)
+        parking.waitUntil("the third job parked once the first was done") { $0.homes.count == 3 }
+        XCTAssertEqual(parking.resumedOnItsThread[first], true)
+        for job in parking.homes.keys where job != first { parking.resume(job) }
+        parking.waitUntil("every job's rest ran") { $0.resumedOnItsThread.count == 3 }
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(bulkhead.load.parked, 0)
+    }
+
+    func testResumedWorkRunsOnTheThreadThatParkedItWhoeverResumesIt() {
+        let parking = Parking()
+        let bulkhead = parkingBulkhead(threads: 4, parked: 10_000, parking)
+        for job in 0..<400 { bulkhead.submit(job) }
+        parking.waitUntil("every job parked") { $0.homes.count == 400 }
+        // Resumed from eight other threads at once, in no particular order.
+        DispatchQueue.concurrentPerform(iterations: 8) { resumer in
+            for job in stride(from: resumer, to: 400, by: 8) { parking.resume(job) }
+        }
+        parking.waitUntil("every job's rest ran") { $0.resumedOnItsThread.count == 400 }
+        XCTAssertEqual(parking.resumedOnItsThread.values.filter { !$0 }.count, 0)
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+    }
+
+    func testStoppingWaitsForParkedJobs() {
+        let parking = Parking()
+        let bulkhead = parkingBulkhead(threads: 1, parked: 10, parking)
+        bulkhead.submit(1)
+        parking.waitUntil("the job parked") { $0.homes.count == 1 }
+        XCTAssertFalse(bulkhead.stop(timeoutSeconds: 0.05), "a parked job keeps the lane from ending")
+        parking.resume(1)
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(parking.resumedOnItsThread[1], true)
     }
 }
