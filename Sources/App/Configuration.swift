@@ -32,7 +32,9 @@ public struct Configuration: Sendable {
     /// apart from `threads`, so that however slow the upstream, the responder threads stay free
     /// for token reports, the other dialects and /healthz. A send is parked while its pushes are
     /// out, so these threads only read, check and answer sends; each holds a database connection.
-    public var upstreamLaneThreads = 32
+    /// 8: fewer threads wake less often per send (docs/performance.md has the counts measured);
+    /// a few more than the cores keep them busy while a remote database answers their reads.
+    public var upstreamLaneThreads = 8
     /// Sends parked at once, waiting on the upstream: each holds an nginx connection and its
     /// pushes, no thread. At the bound, new sends wait in the lane's queue.
     public var upstreamLaneParked = 1024
