@@ -71,9 +71,11 @@ final class RequestExchange: @unchecked Sendable {
                 return done()
             }
             parking.park(weight: parked.weight)
-            let request = incoming
-            parked.start(home: parking) { [self] answer in
-                send(answer.settled(), accepted, request)
+            // The log line needs the head; the body (up to the limit) is not kept while parked.
+            var head = incoming
+            head.body = []
+            parked.start(home: parking) { [self, head] answer in
+                send(answer.settled(), accepted, head)
                 done()
                 parking.unpark(weight: parked.weight)
             }

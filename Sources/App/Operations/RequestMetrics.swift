@@ -32,9 +32,10 @@ struct RequestMetrics: LaneAssigning {
         if let parked = response.parked {
             // Counted when its answer comes: the status, and the time it was out.
             handles.parked.increment()
+            let path = request.path  // not the whole request: its body is not kept while parked
             response.parked = parked.map { [self] answer in
                 handles.parked.decrement()
-                record(request, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+                record(path: path, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
                 return answer
             }
             return response
@@ -60,7 +61,11 @@ struct RequestMetrics: LaneAssigning {
     }
 
     private func record(_ request: Request, _ status: Int, nanoseconds: UInt64?) {
-        let endpoint = router.routeName(for: request.path) ?? "none"
+        record(path: request.path, status, nanoseconds: nanoseconds)
+    }
+
+    private func record(path: String, _ status: Int, nanoseconds: UInt64?) {
+        let endpoint = router.routeName(for: path) ?? "none"
         handles.requests(endpoint: endpoint, status: status).increment()
         if let nanoseconds {
             handles.duration(endpoint: endpoint).recordNanoseconds(Int64(clamping: nanoseconds))

@@ -11,8 +11,8 @@ import PushCore
 public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
     public static let prefix = "/pnm2"
     public let dialect = SenderDialect.pnm2
-    /// A multisend longer than this is refused whole: one request must not hold a responder
-    /// thread (and the caller) for minutes.
+    /// A multisend longer than this is refused whole: one request must not keep its caller
+    /// waiting for minutes, nor take the upstream lane's whole bound on parked pushes.
     public static let maximumPushesPerRequest = 5000
 
     private let dispatch: Pnm2Dispatch
