@@ -52,15 +52,9 @@ final class BulkheadTests: XCTestCase {
 
         /// Waits (up to a minute, which only a hang reaches) until `done` holds.
         func waitUntil(_ what: String, _ done: (Recorder) -> Bool) {
-            let deadline = Date(timeIntervalSinceNow: 60)
             condition.lock()
             defer { condition.unlock() }
-            while !done(self) {
-                if !condition.wait(until: deadline) {
-                    XCTFail("timed out waiting until \(what)")
-                    return
-                }
-            }
+            waitLocked(condition, what) { done(self) }
         }
 
         var snapshot: (started: [Int], finished: [Int], refused: [Int: Bulkhead<Int>.Refusal]) {
@@ -246,15 +240,9 @@ final class BulkheadTests: XCTestCase {
         }
 
         func waitUntil(_ what: String, _ done: (Parking) -> Bool) {
-            let deadline = Date(timeIntervalSinceNow: 60)
             condition.lock()
             defer { condition.unlock() }
-            while !done(self) {
-                if !condition.wait(until: deadline) {
-                    XCTFail("timed out waiting until \(what)")
-                    return
-                }
-            }
+            waitLocked(condition, what) { done(self) }
         }
     }
 
@@ -310,5 +298,17 @@ final class BulkheadTests: XCTestCase {
         parking.resume(1)
         XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
         XCTAssertEqual(parking.resumedOnItsThread[1], true)
+    }
+}
+
+/// Waits on `condition`, which the caller holds locked, until `done` holds: up to a minute,
+/// which only a hang reaches.
+private func waitLocked(_ condition: NSCondition, _ what: String, _ done: () -> Bool) {
+    let deadline = Date(timeIntervalSinceNow: 60)
+    while !done() {
+        if !condition.wait(until: deadline) {
+            XCTFail("timed out waiting until \(what)")
+            return
+        }
     }
 }
