@@ -3,6 +3,7 @@ import PushCore
 import Logging
 import FastCGI
 import PushAPI
+import PushDelivery
 import PushStore
 
 /// Everything an operator can set. Each key is read from the config file and from the
@@ -38,9 +39,19 @@ public struct Configuration: Sendable {
     /// Sends parked at once, waiting on the upstream: each holds an nginx connection and its
     /// pushes, no thread. At the bound, new sends wait in the lane's queue.
     public var upstreamLaneParked = 1024
-    /// Pushes the parked sends wait on at once, summed (a multisend carries up to 5,000): the
-    /// bound on what the lane holds in memory. At the bound, new sends wait in the queue.
-    public var upstreamLaneParkedPushes = 50_000
+    /// Pushes the parked sends wait on at once, summed (a multisend carries up to 5,000); 0:
+    /// what the delivery engine carries at once (`parkedPushLimit`). At the bound, new sends
+    /// wait in the queue. More than the engine carries would wait in its queue instead, where
+    /// against a slow upstream they outwait nginx's 60 s and the caller gets a 504 for pushes
+    /// that still go out; bounded here, the caller gets "Push service busy" in time.
+    public var upstreamLaneParkedPushes = 0
+
+    /// The bound on parked pushes in force: `upstreamLaneParkedPushes`, or for 0 the transfers
+    /// the delivery engine hands libcurl at once (per thread, times its threads).
+    public var parkedPushLimit: Int {
+        upstreamLaneParkedPushes > 0
+            ? upstreamLaneParkedPushes : deliveryThreads * CurlEngineConfiguration().maxTransfersInFlight
+    }
     /// Sends that may wait for a lane thread; one more is answered "Push service busy" at once.
     /// A waiting send holds an nginx connection and a socket, no thread.
     public var upstreamLaneQueue = 256
@@ -146,7 +157,7 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, apart from PUSHGATE_THREADS; a send waiting on APNs/FCM is parked and holds none", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
-        .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue", \.upstreamLaneParkedPushes, 1...10_000_000),
+        .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue; 0: what the delivery engine carries at once", \.upstreamLaneParkedPushes, 0...10_000_000),
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_WAIT_MS", "longest wait for a lane thread before a pnm2 send is answered \"Push service busy\"", \.upstreamLaneWaitMilliseconds, 0...50_000),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),

@@ -18,6 +18,17 @@ final class ConfigurationLoadingTests: XCTestCase {
         XCTAssertEqual(warnings, [])
     }
 
+    func testParkedPushesDefaultToWhatTheDeliveryEngineCarries() throws {
+        let defaults = try Configuration.load(file: nil, environment: [:]).0
+        XCTAssertEqual(defaults.parkedPushLimit, 2 * 1000, "two engine threads, 1,000 transfers each")
+        let threeThreads = try Configuration.load(file: nil, environment: ["PUSHGATE_DELIVERY_THREADS": "3"]).0
+        XCTAssertEqual(threeThreads.parkedPushLimit, 3000)
+        let set = try Configuration.load(
+            file: nil, environment: ["PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES": "40000", "PUSHGATE_DELIVERY_THREADS": "3"]
+        ).0
+        XCTAssertEqual(set.parkedPushLimit, 40000, "a bound set is the bound")
+    }
+
     func testTheEnvironmentWinsOverTheFile() throws {
         let settings = try file(
             """

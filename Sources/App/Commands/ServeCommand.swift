@@ -49,7 +49,7 @@ struct ServeCommand: ParsableCommand {
                         lane: .upstream, threadCount: configuration.upstreamLaneThreads,
                         queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
                         drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.upstreamLaneParked,
-                        parkedPushLimit: configuration.upstreamLaneParkedPushes),
+                        parkedPushLimit: configuration.parkedPushLimit),
                     // Logins that run the password hash (~0.1–0.7 s of a core each): a few
                     // threads, whatever arrives; the rest wait without a thread, or are told
                     // to try again. What waits is checked within nginx's read time-out.
