@@ -101,7 +101,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
     /// Threads of the share asleep on their semaphore, waiting for a job or resumed work; a
     /// thread is taken out of it by whoever wakes it.
     private var idle: [Int] = []
-    private var wakers: [DispatchSemaphore] = []
+    private let wakers: [DispatchSemaphore]
     private var homes: [Home] = []
     /// Work resumed to each thread, run before any new job.
     private var resumed: [[@Sendable () -> Void]] = []

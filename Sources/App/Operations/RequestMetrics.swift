@@ -7,7 +7,8 @@ import PushCore
 /// Counts and times every request by the route it went to (`pushgate_requests_total
 /// {endpoint, status}`, `pushgate_request_duration_seconds{endpoint}`), the threads busy
 /// answering (`pushgate_busy_threads{lane}`) and the requests parked waiting on an upstream
-/// (`pushgate_parked_requests{lane}`): the router of one responder or lane thread, measured. The endpoint is the route's prefix, never the raw path.
+/// (`pushgate_parked_requests{lane}`): the router of one responder or lane thread, measured.
+/// The endpoint is the route's prefix, never the raw path.
 ///
 /// On the hot path of every request: the metric objects are made once per endpoint (and
 /// status) and kept, instead of asking the registry, whose one lock all threads share, three

@@ -53,16 +53,21 @@ struct Pnm2Dispatch: Sendable {
                 replies[item.index] = reply
             }
         }
-        guard !batch.isEmpty else { return respond(replies.map { $0 ?? .serviceError("no answer") }) }
+        guard !batch.isEmpty else { return respond(Self.answered(replies)) }
         let checked = replies
         return .parked(
             ParkedResponse(weight: batch.count) { [self, batch, indices] home, answer in
                 deliver(batch, deadToken: deadToken, logger: logger, home: home) { delivered in
                     var replies = checked
                     for (index, reply) in zip(indices, delivered) { replies[index] = reply }
-                    answer(respond(replies.map { $0 ?? .serviceError("no answer") }))
+                    answer(respond(Self.answered(replies)))
                 }
             })
+    }
+
+    /// Every entry's reply; one without (which no path leaves) is a service error, never a gap.
+    private static func answered(_ replies: [Pnm2Reply?]) -> [Pnm2Reply] {
+        replies.map { $0 ?? .serviceError("no answer") }
     }
 
     /// One batch, then one bounded retry of what the upstream asked to retry later; `completion`

@@ -47,11 +47,8 @@ public final class DeliveryRouter: Deliverer {
     /// Blocks until every push is answered. Never call it from a transport completion (the
     /// engine thread would wait for itself).
     public func deliver(_ batch: [PushCore.Notification]) -> [DeliveryResult] {
-        let apps = lookUpApps(Set(batch.map(\.appID)))
         let collector = OrderedCollector<DeliveryResult>(count: batch.count)
-        for (index, notification) in batch.enumerated() {
-            send(notification, app: apps[notification.appID] ?? .failure(.unknown)) { collector.set(index, $0) }
-        }
+        send(batch, into: collector)
         return collector.wait()
     }
 
@@ -62,10 +59,15 @@ public final class DeliveryRouter: Deliverer {
         completion: @escaping @Sendable ([DeliveryResult]) -> Void
     ) {
         guard !batch.isEmpty else { return completion([]) }
-        let apps = lookUpApps(Set(batch.map(\.appID)))
         let collector = OrderedCollector<DeliveryResult>(count: batch.count) { results in
             home.resume { completion(results) }
         }
+        send(batch, into: collector)
+    }
+
+    /// Hands every push of `batch` to its client; each result goes to `collector` at its index.
+    private func send(_ batch: [PushCore.Notification], into collector: OrderedCollector<DeliveryResult>) {
+        let apps = lookUpApps(Set(batch.map(\.appID)))
         for (index, notification) in batch.enumerated() {
             send(notification, app: apps[notification.appID] ?? .failure(.unknown)) { collector.set(index, $0) }
         }
