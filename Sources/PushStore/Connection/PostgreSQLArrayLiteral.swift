@@ -5,7 +5,8 @@ import PushCore
 /// escaped, so that no value can end an element or the array early.
 ///
 /// Written as UTF-8 bytes and made a `String` once: a report batch binds several of these, and
-/// building them by appending strings was a tenth of serve's CPU per report on PostgreSQL.
+/// building them by appending strings showed up in serve's profile of every PostgreSQL report
+/// (docs/performance.md has the measurement).
 /// Escaping byte by byte is exact, since `"` and `\` never occur inside a multi-byte character.
 enum PostgreSQLArrayLiteral {
     static func text(_ values: [String]) -> String {
