@@ -64,6 +64,10 @@ final class CurlEngineTests: XCTestCase {
         apns = try Integration.mockAPNs { $0.maxConcurrentStreams = 10 }
         let engine = try Integration.engine { $0.maxHostConnections = 4 }
         self.engine = engine
+        // One push first, so that the connection's SETTINGS (10 streams) are known before the
+        // burst. Without it the burst could be handed to the first connection before they
+        // arrive, while libcurl still assumes 100 streams, and wait there in nghttp2's queue.
+        XCTAssertEqual(try engine.perform(Integration.post(devicePath)).get().status, 403)
         // Slow replies keep all streams busy at once.
         apns.inject(.delay(.milliseconds(300)), forNext: 100)
         let outcomes = engine.perform(Array(repeating: Integration.post(devicePath), count: 100))
