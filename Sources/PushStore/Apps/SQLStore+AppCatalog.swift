@@ -2,14 +2,19 @@ import PushCore
 
 // AppCatalog: the apps operators registered.
 extension SQLStore {
+    /// A registered app is remembered for a second (see `RecentApps`): after `apps add
+    /// --replace` or `apps remove` in another process, pushes may use the old app for up to
+    /// that long. An app added there is found at once.
     public func app(id: AppID) throws -> RegisteredApp? {
-        try withDatabase { try AppTable.app(id: id, in: $0) }
+        try recentApps.apps.answer(for: id, keep: { $0 != nil }) {
+            try withDatabase { try AppTable.app(id: id, in: $0) }
+        }
     }
 
-    /// Remembered for a second (see `RecentAppPlatforms`): after `apps add|remove` in another
-    /// process, a serving thread may answer from the old catalog for up to that long.
+    /// Remembered for a second, unknown apps too (see `RecentApps`): after `apps add|remove`
+    /// in another process, a serving thread may answer from the old catalog for up to that long.
     public func platform(of id: AppID) throws -> Platform? {
-        try recentAppPlatforms.platform(of: id) {
+        try recentApps.platforms.answer(for: id) {
             try withDatabase { try AppTable.platform(of: id, in: $0) }
         }
     }
@@ -19,7 +24,7 @@ extension SQLStore {
     }
 
     public func addApp(_ app: RegisteredApp, replacing: Bool) throws {
-        defer { recentAppPlatforms.forget() }
+        defer { recentApps.forget() }
         let now = clock()
         try write { database in
             if !replacing, try AppTable.exists(app.id, in: database) {
@@ -40,7 +45,7 @@ extension SQLStore {
     }
 
     public func removeApp(id: AppID) throws -> Bool {
-        defer { recentAppPlatforms.forget() }
+        defer { recentApps.forget() }
         return try write { database in
             // Beams clients exist only within their app (the schema cascades them away); their
             // devices would be left with no owner, so they go too. Other devices stay, with no

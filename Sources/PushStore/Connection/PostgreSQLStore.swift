@@ -9,7 +9,7 @@ import PushCore
 public final class PostgreSQLStore: Sendable {
     public let pool: PostgreSQLPool
     let clock: @Sendable () -> Int64
-    let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
+    let recentApps = RecentApps()
     let reportBatcher = WriteBatcher<AccountReport>(maximumBatch: PostgreSQLStore.maximumReportBatch)
 
     /// Connects lazily: the first call opens the first connection. It does not migrate:

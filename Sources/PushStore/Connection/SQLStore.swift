@@ -9,7 +9,7 @@ protocol SQLStore: AnyObject, Sendable {
 
     /// Unix seconds for created_at/updated_at; tests pass a fixed one.
     var clock: @Sendable () -> Int64 { get }
-    var recentAppPlatforms: RecentAppPlatforms { get }
+    var recentApps: RecentApps { get }
 
     /// A connection for statements that need no transaction of their own.
     func withDatabase<T>(_ body: (Connection) throws -> T) throws -> T

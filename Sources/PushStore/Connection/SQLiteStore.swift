@@ -11,7 +11,7 @@ public final class SQLiteStore: @unchecked Sendable {
     private let lock = NSLock()
     private let writer: GroupCommitWriter?
     let clock: @Sendable () -> Int64
-    let recentAppPlatforms = RecentAppPlatforms(lifetimeSeconds: 1)
+    let recentApps = RecentApps()
 
     /// Opens (creating if needed) the database at `path`. It does not migrate: call
     /// `migrate()` once at start-up, before the threads open their stores.
