@@ -109,6 +109,11 @@ final class Bulkhead<Job>: @unchecked Sendable {
     private var parkedWeight = 0
     private var liveThreads = 0
     private var started = false
+    /// Jobs their callers are checking on their own threads (see `homeForCaller`): each counts
+    /// as parked until `callerFinished`, so that callers at once cannot pass the bound.
+    private var claimed = 0
+    /// The thread the last caller's job was homed on, when none was idle.
+    private var lastCallerHome = 0
     private var stopping = false
     /// Jobs refused since the share last had room; nil when it has room.
     private var refusedInEpisode: Int?
@@ -196,6 +201,34 @@ final class Bulkhead<Job>: @unchecked Sendable {
         return verdict
     }
 
+    /// A home on the share for a job its submitter answers on its own thread instead of
+    /// submitting it: given only while no job waits for a thread and the parked bounds have
+    /// room, so that it jumps no one. Until `callerFinished` the job counts as parked. What it
+    /// parks resumes on that home: an idle thread of the share when there is one, else the
+    /// next in turn. Nil: submit the job.
+    func homeForCaller() -> Home? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard started, !stopping, hasRoomToPark, running + (queue.count - head) <= limits.threads else { return nil }
+        claimed += 1
+        endEpisode()  // there is room again
+        if let thread = idle.last { return homes[thread] }
+        lastCallerHome = (lastCallerHome + 1) % homes.count
+        return homes[lastCallerHome]
+    }
+
+    /// The job of a `homeForCaller` is answered or parked (and so counted as parked itself).
+    func callerFinished() {
+        condition.lock()
+        claimed -= 1
+        if stopping && parked == 0 && claimed == 0 {
+            wakeAll()
+        } else if head < queue.count {
+            wakeOne()  // the bounds may have room again for a waiting job
+        }
+        condition.unlock()
+    }
+
     /// Takes no more jobs, lets the queued and running ones finish (queued ones are still
     /// refused past their wait), and waits up to `timeoutSeconds` for the threads to end.
     /// False if some still run then.
@@ -246,7 +279,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
                 running -= 1
                 continue
             }
-            if stopping && queue.count == head && parked == 0 { break }
+            if stopping && queue.count == head && parked == 0 && claimed == 0 { break }
             idle.append(index)
             condition.unlock()
             wakers[index].wait()
@@ -256,7 +289,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
     }
 
     private var hasRoomToPark: Bool {
-        parked < limits.parkedLimit && parkedWeight < limits.parkedWeightLimit
+        parked + claimed < limits.parkedLimit && parkedWeight < limits.parkedWeightLimit
     }
 
     /// Wakes an idle thread when one may start a job, under the lock; false when none did.

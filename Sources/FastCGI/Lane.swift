@@ -62,6 +62,23 @@ final class Lane: Sendable {
         }
     }
 
+    /// The lane's home for `accepted` when the responder thread that read it may answer it
+    /// itself, parking on the lane what waits on the upstream (see `Bulkhead.homeForCaller`):
+    /// a body of at most `responderBodyLimit` bytes, declared, while the lane has room. Call
+    /// `responderFinished` once it is answered or parked. Nil: `submit` it.
+    func homeForResponder(_ accepted: AcceptedRequest) -> Bulkhead<Job>.Home? {
+        guard configuration.responderBodyLimit > 0,
+            let declared = accepted.params["CONTENT_LENGTH"].flatMap({ Int($0) }),
+            declared >= 0, declared <= configuration.responderBodyLimit
+        else { return nil }
+        return bulkhead.homeForCaller()
+    }
+
+    /// The request `homeForResponder` gave a home is answered or parked.
+    func responderFinished() {
+        bulkhead.callerFinished()
+    }
+
     /// Answers what is queued and running, then ends the lane's threads (see `Bulkhead.stop`).
     func stop() -> Bool {
         bulkhead.stop(timeoutSeconds: configuration.drainTimeoutSeconds)
@@ -70,7 +87,7 @@ final class Lane: Sendable {
     var load: (running: Int, queued: Int, parked: Int) { bulkhead.load }
 
     /// The answered request's `FCGX_Request`: `FCGX_Finish_r` has freed its streams and params.
-    private static func release(_ accepted: AcceptedRequest) {
+    static func release(_ accepted: AcceptedRequest) {
         accepted.request.deallocate()
     }
 }

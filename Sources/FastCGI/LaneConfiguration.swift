@@ -29,10 +29,18 @@ public struct LaneConfiguration: Sendable, Equatable {
     /// is below the bound, whatever its own count.
     public var parkedPushLimit: Int
 
+    /// Requests with a body of at most this many bytes are answered on the responder thread
+    /// that read them, and only what they park waits on the lane (see `Lane.homeForResponder`),
+    /// while the lane has no queue and room to park: one hand-off between threads fewer.
+    /// Larger ones, bulk work, stay on the lane's bounded threads. 0: every request goes to
+    /// the lane's threads.
+    public var responderBodyLimit: Int
+
     public init(
         lane: RequestLane, threadCount: Int, queueLimit: Int, queueWaitSeconds: Double, drainTimeoutSeconds: Double = 60,
-        parkedLimit: Int = .max, parkedPushLimit: Int = .max
+        parkedLimit: Int = .max, parkedPushLimit: Int = .max, responderBodyLimit: Int = 0
     ) {
+        self.responderBodyLimit = max(0, responderBodyLimit)
         self.lane = lane
         self.threadCount = threadCount
         self.queueLimit = queueLimit

@@ -40,8 +40,9 @@ final class RequestExchange: @unchecked Sendable {
     }
 
     /// Reads the body, has `handler` answer the request, sends the answer, then calls `done`.
-    /// A parked answer (see `ParkedResponse`) is sent when it comes, from `parking`'s thread,
-    /// which must be this exchange's; without `parking` it is waited for here.
+    /// A parked answer (see `ParkedResponse`) is sent when it comes, from `parking`'s thread;
+    /// without `parking` it is waited for here. Sending uses no state of the exchange's, so
+    /// `parking` may be another thread's (a lane's, for a request its responder checked).
     func answer(
         _ accepted: AcceptedRequest, handler: any RequestHandler, parking: Bulkhead<Lane.Job>.Home? = nil,
         done: @escaping @Sendable () -> Void = {}

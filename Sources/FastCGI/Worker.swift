@@ -7,7 +7,8 @@ import PushCore
 /// time, from whichever connection has one (see `ReadyConnections`), until the server stops.
 /// A request the handler sends to a lane (see `LaneAssigning`) is handed over whole, its
 /// `FCGX_Request` with it, and the thread takes a fresh one and goes back to serving: it never
-/// waits on what the lane's requests wait on.
+/// waits on what the lane's requests wait on. A small one the lane has room for is checked
+/// here instead, and only what it parks waits on the lane (see `Lane.homeForResponder`).
 final class Worker: @unchecked Sendable {
     // @unchecked: after `run()` starts, the fields are used only on the worker's own thread.
     private let index: Int
@@ -87,8 +88,15 @@ final class Worker: @unchecked Sendable {
             params: params, body: [], fallbackID: "t\(index)-\(String(served, radix: 16))")
         let accepted = AcceptedRequest(request: request, params: params, head: head, started: started)
         if let assigning, let name = assigning.lane(for: head), let lane = lanes[name] {
-            // The lane owns the accepted request from here, and frees it once answered.
+            // The request is answered from elsewhere from here (or later than this thread's
+            // next request), and freed once answered: this thread takes a fresh one.
             request = Self.freshRequest()
+            if let home = lane.homeForResponder(accepted) {
+                // Checked here, parked on the lane while its pushes are out (see LaneConfiguration).
+                exchange.answer(accepted, handler: handler, parking: home) { Lane.release(accepted) }
+                lane.responderFinished()
+                return
+            }
             lane.submit(accepted, busy: { assigning.busyResponse(for: head) })
             return
         }

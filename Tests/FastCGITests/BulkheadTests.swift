@@ -259,8 +259,12 @@ final class BulkheadTests: XCTestCase {
     func testAtTheParkedBoundJobsWaitUntilAParkedOneIsDone() {
         let parking = Parking()
         let bulkhead = parkingBulkhead(threads: 3, parked: 2, parking)
-        for job in 1...3 { bulkhead.submit(job) }
-        parking.waitUntil("two jobs parked") { $0.homes.count == 2 }
+        // One at a time: jobs that start together are all let in while none has parked yet.
+        for job in 1...2 {
+            bulkhead.submit(job)
+            parking.waitUntil("job \(job) parked") { $0.homes.count == job }
+        }
+        bulkhead.submit(3)
         // A thread is free, but the bound keeps the third job in the queue.
         XCTAssertEqual(bulkhead.load.parked, 2)
         XCTAssertEqual(bulkhead.load.queued, 1)
@@ -289,6 +293,66 @@ final class BulkheadTests: XCTestCase {
         XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
     }
 
+    func testACallerGetsAHomeOnlyWhileNoJobWaitsAndTheParkedBoundHasRoom() {
+        let recorder = Recorder()
+        let unstarted = Bulkhead<Int>(
+            name: "upstream", limits: .init(threads: 1, queueLimit: 10, queueWaitSeconds: 600), logger: Logger(label: "test"),
+            run: { job, _ in recorder.run(job) }, refuse: { job, refusal in recorder.refuse(job, refusal) })
+        XCTAssertNil(unstarted.homeForCaller(), "not started")
+
+        // A job waiting in the queue is not jumped.
+        let busy = bulkhead(threads: 1, queue: 10, wait: 600, recorder)
+        busy.submit(1)
+        recorder.waitUntil("the first job runs") { $0.startedJobs == [1] }
+        XCTAssertNotNil(busy.homeForCaller(), "the thread is busy, but nothing waits")
+        busy.callerFinished()
+        busy.submit(2)
+        XCTAssertEqual(busy.load.queued, 1)
+        XCTAssertNil(busy.homeForCaller(), "a job waits")
+        recorder.openGate()
+        recorder.waitUntil("both jobs ran") { $0.finishedJobs.count == 2 }
+        XCTAssertNotNil(busy.homeForCaller())
+        busy.callerFinished()
+        XCTAssertTrue(busy.stop(timeoutSeconds: 60))
+        XCTAssertNil(busy.homeForCaller(), "stopped")
+
+        // Callers still checking count against the parked bound, and what they park counts once
+        // they are done; it resumes on the share's thread.
+        let parking = Parking()
+        let bulkhead = parkingBulkhead(threads: 1, parked: 2, parking)
+        var homes: [Bulkhead<Int>.Home] = []
+        for _ in 0..<2 {
+            guard let home = bulkhead.homeForCaller() else { return XCTFail("no home below the bound") }
+            homes.append(home)
+        }
+        XCTAssertNil(bulkhead.homeForCaller(), "two callers checking are at the parked bound")
+        for home in homes {
+            home.park(weight: 1)
+            bulkhead.callerFinished()
+        }
+        XCTAssertEqual(bulkhead.load.parked, 2)
+        XCTAssertNil(bulkhead.homeForCaller(), "at the parked bound")
+        // A job submitted now waits for room like any other.
+        bulkhead.submit(7)
+        XCTAssertEqual(bulkhead.load.queued, 1)
+        let caller = UInt(pthread_self())
+        let ranOn = ThreadLog()
+        for home in homes {
+            home.resume {
+                ranOn.append(UInt(pthread_self()))
+                home.unpark(weight: 1)
+            }
+        }
+        let threads = ranOn.waitFor(count: 2)
+        XCTAssertFalse(threads.contains(caller), "resumed on the share's thread, not the caller's")
+        XCTAssertEqual(Set(threads).count, 1, "the share has one thread")
+        parking.waitUntil("the waiting job parked once there was room") { $0.homes[7] != nil }
+        parking.resume(7)
+        parking.waitUntil("its rest ran") { $0.resumedOnItsThread[7] != nil }
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(bulkhead.load.parked, 0)
+    }
+
     func testStoppingWaitsForParkedJobs() {
         let parking = Parking()
         let bulkhead = parkingBulkhead(threads: 1, parked: 10, parking)
@@ -298,6 +362,28 @@ final class BulkheadTests: XCTestCase {
         parking.resume(1)
         XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
         XCTAssertEqual(parking.resumedOnItsThread[1], true)
+    }
+}
+
+/// The threads some work ran on, in the order it ran.
+private final class ThreadLog: @unchecked Sendable {
+    // @unchecked: `threads` is only touched under `condition`.
+    private let condition = NSCondition()
+    private var threads: [UInt] = []
+
+    func append(_ thread: UInt) {
+        condition.lock()
+        threads.append(thread)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until `count` are logged (a minute at most, which only a hang reaches).
+    func waitFor(count: Int) -> [UInt] {
+        condition.lock()
+        defer { condition.unlock() }
+        waitLocked(condition, "\(count) logged") { threads.count >= count }
+        return threads
     }
 }
 

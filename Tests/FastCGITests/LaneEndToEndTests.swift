@@ -90,7 +90,9 @@ final class LaneEndToEndTests: XCTestCase {
     private let gate = Gate()
     private let responderThreads = 2
 
-    private func start(laneThreads: Int, queue: Int, wait: Double = 600, parked: Int = .max) throws {
+    private func start(
+        laneThreads: Int, queue: Int, wait: Double = 600, parked: Int = .max, responderBodyLimit: Int = 0
+    ) throws {
         directory = try TemporaryDirectory()
         let socketPath = directory.path + "/run/pushgate.sock"
         let (logger, store) = RecordingLogHandler.logger()
@@ -101,7 +103,7 @@ final class LaneEndToEndTests: XCTestCase {
                 lanes: [
                     LaneConfiguration(
                         lane: .upstream, threadCount: laneThreads, queueLimit: queue, queueWaitSeconds: wait,
-                        drainTimeoutSeconds: 60, parkedLimit: parked)
+                        drainTimeoutSeconds: 60, parkedLimit: parked, responderBodyLimit: responderBodyLimit)
                 ]))
         let gate = self.gate
         try server.start(makeHandler: { GatedHandler(thread: $0, gate: gate) }, logger: logger)
@@ -248,6 +250,34 @@ final class LaneEndToEndTests: XCTestCase {
         }
         XCTAssertFalse(logs.all.contains { $0.message.contains("lane is full") })
         // The lines are written after the answers: each parked request has one, with its status.
+        for _ in 0..<3000 where logs.all.filter({ $0.message.hasPrefix("POST /parked 200") }).count < 4 { usleep(10_000) }
+        XCTAssertEqual(logs.all.filter { $0.message.hasPrefix("POST /parked 200") }.count, 4)
+        XCTAssertEqual(try client.get("/after").status, 200)
+    }
+
+    func testSmallRequestsAreCheckedOnTheirResponderAndResumedOnTheLane() throws {
+        try start(laneThreads: 1, queue: 8, responderBodyLimit: 16)
+        let answers = Answers()
+        let small = (1...3).map { "small\($0)" }
+        let large = "large-" + String(repeating: "x", count: 64)
+        for body in small { answers.post(client, "/parked", body: body) }
+        // Two responder threads: three requests inside at once because each one parked.
+        XCTAssertTrue(gate.waitUntilInside(3), "every small request is parked")
+        answers.post(client, "/parked", body: large)
+        XCTAssertTrue(gate.waitUntilInside(4), "the large one too")
+
+        gate.openUp()
+        let all = answers.all()
+        for body in small {
+            let response = try XCTUnwrap(all[body] ?? nil, "no answer for \(body)")
+            XCTAssertEqual(response.status, 200)
+            // Handlers 0 and 1 are the responders'; the answer came from the lane's thread.
+            XCTAssertTrue(
+                response.text == "thread 0 body \(body) resumed on another thread\n"
+                    || response.text == "thread 1 body \(body) resumed on another thread\n", response.text)
+        }
+        // Over the limit: read and answered on the lane's thread, as before.
+        XCTAssertEqual((all[large] ?? nil)?.text, "thread 2 body \(large) resumed on the thread that read it\n")
         for _ in 0..<3000 where logs.all.filter({ $0.message.hasPrefix("POST /parked 200") }).count < 4 { usleep(10_000) }
         XCTAssertEqual(logs.all.filter { $0.message.hasPrefix("POST /parked 200") }.count, 4)
         XCTAssertEqual(try client.get("/after").status, 200)

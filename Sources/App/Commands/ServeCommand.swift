@@ -49,7 +49,7 @@ struct ServeCommand: ParsableCommand {
                         lane: .upstream, threadCount: configuration.upstreamLaneThreads,
                         queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
                         drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.upstreamLaneParked,
-                        parkedPushLimit: configuration.parkedPushLimit),
+                        parkedPushLimit: configuration.parkedPushLimit, responderBodyLimit: Self.sendCheckedOnResponderBytes),
                     // Logins that run the password hash (~0.1–0.7 s of a core each): a few
                     // threads, whatever arrives; the rest wait without a thread, or are told
                     // to try again. What waits is checked within nginx's read time-out.
@@ -158,4 +158,10 @@ struct ServeCommand: ParsableCommand {
     /// answered 503 `service-busy`: a phone's login retries; an attacker's waits in nginx.
     static let passwordLaneQueue = 64
     static let passwordLaneWaitSeconds = 10.0
+
+    /// pnm2 sends with bodies up to this size (a push is a few hundred bytes; a multisend of a
+    /// few dozen fits) are checked on the responder thread that read them while the upstream
+    /// lane has room, and only parked on the lane: one hand-off fewer per send. Larger
+    /// multisends, whose checking takes milliseconds of a core, stay on the lane's threads.
+    static let sendCheckedOnResponderBytes = 16_384
 }

@@ -31,11 +31,13 @@ struct RequestMetrics: LaneAssigning {
         let start = DispatchTime.now().uptimeNanoseconds
         var response = router.handle(request)
         if let parked = response.parked {
-            // Counted when its answer comes: the status, and the time it was out.
-            handles.parked.increment()
+            // Counted when its answer comes: the status, and the time it was out. Under the
+            // request's lane, which it is parked on even when a responder thread checked it.
+            let gauge = handles.parked(lane: router.lane(for: request)?.name)
+            gauge.increment()
             let path = request.path  // not the whole request: its body is not kept while parked
             response.parked = parked.map { [self] answer in
-                handles.parked.decrement()
+                gauge.decrement()
                 record(path: path, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
                 return answer
             }
@@ -78,11 +80,12 @@ struct RequestMetrics: LaneAssigning {
     private final class Handles: @unchecked Sendable {
         // @unchecked: `counters` and `timers` are only touched under `lock`.
         let busy: Meter
-        let parked: Meter
+        private let thread: String
         private let factory: any MetricsFactory
         private let lock = NSLock()
         private var counters: [EndpointStatus: Counter] = [:]
         private var timers: [String: CoreMetrics.Timer] = [:]
+        private var parkedByLane: [String: Meter] = [:]
 
         private struct EndpointStatus: Hashable {
             let endpoint: String
@@ -91,8 +94,22 @@ struct RequestMetrics: LaneAssigning {
 
         init(factory: any MetricsFactory, thread: String) {
             self.factory = factory
+            self.thread = thread
             busy = Meter(label: "pushgate_busy_threads", dimensions: [("lane", thread)], factory: factory)
-            parked = Meter(label: "pushgate_parked_requests", dimensions: [("lane", thread)], factory: factory)
+            // Made now, so that /metrics shows this thread kind's gauge before anything parks.
+            parkedByLane[thread] = Meter(
+                label: "pushgate_parked_requests", dimensions: [("lane", thread)], factory: factory)
+        }
+
+        /// The parked gauge of `lane` (this thread's kind when the request has none).
+        func parked(lane: String?) -> Meter {
+            let lane = lane ?? thread
+            lock.lock()
+            defer { lock.unlock() }
+            if let meter = parkedByLane[lane] { return meter }
+            let meter = Meter(label: "pushgate_parked_requests", dimensions: [("lane", lane)], factory: factory)
+            parkedByLane[lane] = meter
+            return meter
         }
 
         func requests(endpoint: String, status: Int) -> Counter {
