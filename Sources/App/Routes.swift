@@ -54,7 +54,10 @@ enum Routes {
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: store, directory: store,
-                deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger)),
+                deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
+                budget: Pnm2RetryBudget(
+                    answerWithinSeconds: Pnm2RetryBudget.standard.answerWithinSeconds,
+                    attemptSeconds: CurlEngineConfiguration().requestTimeoutSeconds)),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let beamsDevices = BeamsDeviceAPI(

@@ -166,12 +166,3 @@ final class RequestExchange: @unchecked Sendable {
         _ = FCGX_PutStr(base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), stream)
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds, for request durations.
-enum Monotonic {
-    static func nanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-}

@@ -84,8 +84,10 @@ final class Worker: @unchecked Sendable {
         let started = Monotonic.nanoseconds()
         served &+= 1
         let params = CGIParams.read(request.pointee.envp)
-        let head = CGIRequestMapping.request(
+        var mapped = CGIRequestMapping.request(
             params: params, body: [], fallbackID: "t\(index)-\(String(served, radix: 16))")
+        mapped.receivedAt = started
+        let head = mapped
         let accepted = AcceptedRequest(request: request, params: params, head: head, started: started)
         if let assigning, let name = assigning.lane(for: head), let lane = lanes[name] {
             // The request is answered from elsewhere from here (or later than this thread's

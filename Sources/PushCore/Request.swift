@@ -12,6 +12,10 @@ public struct Request: Sendable {
     public var remoteAddress: String
     /// A short id carried in log lines for this request.
     public var id: String
+    /// When the front server's request was accepted (`Monotonic.nanoseconds()`), so that a
+    /// handler can tell how much of the front server's patience is left; nil when the request
+    /// was made in process.
+    public var receivedAt: UInt64?
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:],

@@ -52,23 +52,31 @@ final class Pnm2GatewayTests: XCTestCase {
             replacing: false)
     }
 
+    /// The monotonic clock the retry budget reads, in nanoseconds.
+    let clock = TestNanoseconds()
+
     var gateway: SenderOnly<Pnm2Gateway> {
         let pauses = pauses
+        let clock = clock
         return SenderOnly(
             Pnm2Gateway(
-                apps: store, directory: directory, deliverer: deliverer, pause: { seconds, _, then in
+                apps: store, directory: directory, deliverer: deliverer,
+                pause: { seconds, _, then in
                     pauses.seconds.append(seconds)
                     then()
-                }),
+                },
+                budget: Pnm2RetryBudget(answerWithinSeconds: 55, attemptSeconds: 30, now: { clock.now })),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 
-    func send(_ body: String, path: String = "/pnm2/send", from address: String = "127.0.0.1") -> Response {
-        gateway.handle(
-            Request(
-                method: "POST", path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
-                remoteAddress: address)
-        ).settled()
+    func send(
+        _ body: String, path: String = "/pnm2/send", from address: String = "127.0.0.1", receivedAt: UInt64? = nil
+    ) -> Response {
+        var request = Request(
+            method: "POST", path: path, headers: ["content-type": "application/json"], body: Array(body.utf8),
+            remoteAddress: address)
+        request.receivedAt = receivedAt
+        return gateway.handle(request).settled()
     }
 
     func generic(_ token: String, app: String = "com.example.app") -> String {
@@ -110,6 +118,31 @@ final class Pnm2GatewayTests: XCTestCase {
         deliverer.script = [[.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)], [.delivered(id: nil)]]
         XCTAssertEqual(String(decoding: send(generic(apnsHex)).body, as: UTF8.self), Pnm2Reply.sent.json)
         XCTAssertEqual(pauses.seconds.last, Pnm2Dispatch.defaultRetryPause)
+    }
+
+    func testNoRetryIsStartedThatNginxWouldNotWaitFor() {
+        let second: UInt64 = 1_000_000_000
+        clock.now = 1_000 * second
+        // Arrived 24 s ago: 24 + the 0.2 s pause + 30 s for the attempt fits in 55 s.
+        deliverer.script = [[.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)], [.delivered(id: nil)]]
+        XCTAssertEqual(
+            String(decoding: send(generic(apnsHex), receivedAt: clock.now - 24 * second).body, as: UTF8.self),
+            Pnm2Reply.sent.json)
+        XCTAssertEqual(pauses.seconds, [Pnm2Dispatch.defaultRetryPause])
+        XCTAssertEqual(deliverer.batches.count, 2)
+
+        // Arrived 25 s ago (a long wait in the lane, a slow first attempt): answered at once.
+        deliverer.script = [[.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)], [.delivered(id: nil)]]
+        let late = send(generic(apnsHex), receivedAt: clock.now - 25 * second)
+        XCTAssertEqual(
+            String(decoding: late.body, as: UTF8.self), Pnm2Reply.serviceError("upstream unavailable (ServiceUnavailable)").json)
+        XCTAssertEqual(pauses.seconds.count, 1, "no second pause")
+        XCTAssertEqual(deliverer.batches.count, 3, "no second attempt")
+
+        // A request made in process has no arrival time: it counts from the send.
+        deliverer.script = [[.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)], [.delivered(id: nil)]]
+        XCTAssertEqual(String(decoding: send(generic(apnsHex)).body, as: UTF8.self), Pnm2Reply.sent.json)
+        XCTAssertEqual(deliverer.batches.count, 5)
     }
 
     func testAStoredTokenCarriesItsDeviceSoADeadOneIsPruned() throws {
@@ -160,4 +193,9 @@ final class Pnm2GatewayTests: XCTestCase {
             Pnm2Reply(code: 404, response: "a \"b\"\\\n\u{1}").json,
             #"{"code": 404, "response": "a \"b\"\\\n\u0001", "status": 404}"#)
     }
+}
+
+/// A monotonic clock the test sets by hand.
+final class TestNanoseconds: @unchecked Sendable {
+    var now: UInt64 = 1_000_000_000
 }

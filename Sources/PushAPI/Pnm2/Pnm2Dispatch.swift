@@ -11,6 +11,8 @@ struct Pnm2Dispatch: Sendable {
     let deliverer: any Deliverer
     /// Waits before the one in-request retry (injected so tests do not wait).
     let pause: Pnm2Gateway.RetryPause
+    /// Whether that retry still fits before nginx gives up on the request.
+    let budget: Pnm2RetryBudget
 
     /// The longest a caller waits for the retry: a PBX script times out; the outbox is the
     /// place for patient retries, not a held-open request.
@@ -21,10 +23,12 @@ struct Pnm2Dispatch: Sendable {
     /// answers with `respond(replies)`: parked while pushes wait on the upstream, at once when
     /// none was sent. `logger`: the request's; its retries and the upstream's refusals are
     /// logged there.
+    /// `receivedAt`: the request's arrival (`Request.receivedAt`), now when it has none.
     func send(
-        _ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply, logger: Logger,
+        _ entries: [Result<Pnm2Push, Pnm2Reply>], deadToken: Pnm2Reply, receivedAt: UInt64?, logger: Logger,
         respond: @escaping @Sendable ([Pnm2Reply]) -> Response
     ) throws -> Response {
+        let receivedAt = receivedAt ?? budget.now()
         var replies = entries.map { entry -> Pnm2Reply? in
             if case .failure(let reply) = entry { return reply }
             return nil
@@ -57,7 +61,7 @@ struct Pnm2Dispatch: Sendable {
         let checked = replies
         return .parked(
             ParkedResponse(weight: batch.count) { [self, batch, indices] home, answer in
-                deliver(batch, deadToken: deadToken, logger: logger, home: home) { delivered in
+                deliver(batch, deadToken: deadToken, receivedAt: receivedAt, logger: logger, home: home) { delivered in
                     var replies = checked
                     for (index, reply) in zip(indices, delivered) { replies[index] = reply }
                     answer(respond(Self.answered(replies)))
@@ -70,11 +74,11 @@ struct Pnm2Dispatch: Sendable {
         replies.map { $0 ?? .serviceError("no answer") }
     }
 
-    /// One batch, then one bounded retry of what the upstream asked to retry later; `completion`
-    /// runs on `home`.
+    /// One batch, then one bounded retry of what the upstream asked to retry later, if it fits
+    /// in the budget; `completion` runs on `home`.
     private func deliver(
-        _ notifications: [Notification], deadToken: Pnm2Reply, logger: Logger, home: any HomeThread,
-        completion: @escaping @Sendable ([Pnm2Reply]) -> Void
+        _ notifications: [Notification], deadToken: Pnm2Reply, receivedAt: UInt64, logger: Logger,
+        home: any HomeThread, completion: @escaping @Sendable ([Pnm2Reply]) -> Void
     ) {
         deliverer.deliver(notifications, logger: logger, home: home) { [self] first in
             let retried = first.indices.filter { if case .retryLater = first[$0] { return true } else { return false } }
@@ -86,6 +90,11 @@ struct Pnm2Dispatch: Sendable {
                 return Double(after)
             }.max() ?? Self.defaultRetryPause
             let pauseSeconds = min(max(wait, 0), Self.longestRetryPause)
+            guard budget.allowsRetry(receivedAt: receivedAt, pauseSeconds: pauseSeconds) else {
+                logger.info(
+                    "not retrying \(retried.count) of \(notifications.count) pushes: a retry could not be answered before the front server's time-out: \(Self.reasons(retried.map { first[$0] }))")
+                return completion(replies(notifications, first, deadToken: deadToken, logger: logger))
+            }
             logger.info(
                 "retrying \(retried.count) of \(notifications.count) pushes in \(pauseSeconds) s: \(Self.reasons(retried.map { first[$0] }))")
             pause(pauseSeconds, home) { [self] in

@@ -21,11 +21,12 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
     ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a dead token
     ///     prunes its stored device.
     ///   - pause: waits before the in-request retry; tests pass one that does not wait.
+    ///   - budget: whether that retry still fits before nginx gives up on the request.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer
+        pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer, budget: Pnm2RetryBudget = .standard
     ) {
-        dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause)
+        dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause, budget: budget)
     }
 
     /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
@@ -80,19 +81,19 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         case .send:
             let entry = try Pnm2Body.single(request)
             try checkScope([entry], of: sender)
-            return try dispatch.send([entry], deadToken: endpoint.deadToken, logger: logger) { replies in
+            return try dispatch.send([entry], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
                 .json(200, Array(replies[0].json.utf8))
             }
         case .multisend:
             let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
             try checkScope(entries, of: sender)
-            return try dispatch.send(entries, deadToken: endpoint.deadToken, logger: logger) { replies in
+            return try dispatch.send(entries, deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
                 .json(200, Array(Pnm2Reply.list(replies).utf8))
             }
         case .form:
             let push = try Pnm2Body.form(request)
             try checkScope([.success(push)], of: sender)
-            return try dispatch.send([.success(push)], deadToken: endpoint.deadToken, logger: logger) { replies in
+            return try dispatch.send([.success(push)], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
                 .json(replies[0].code, Array(replies[0].json.utf8))
             }
         }
