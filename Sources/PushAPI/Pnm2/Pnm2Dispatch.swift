@@ -83,7 +83,7 @@ struct Pnm2Dispatch: Sendable {
         deliverer.deliver(notifications, logger: logger, home: home) { [self] first in
             let retried = first.indices.filter { if case .retryLater = first[$0] { return true } else { return false } }
             guard !retried.isEmpty else {
-                return completion(replies(notifications, first, deadToken: deadToken, logger: logger))
+                return completion(replies(notifications, first, deadToken: deadToken, logger: logger, retried: false))
             }
             let wait = retried.map { index -> Double in
                 guard case .retryLater(_, let after?) = first[index] else { return Self.defaultRetryPause }
@@ -93,7 +93,7 @@ struct Pnm2Dispatch: Sendable {
             guard budget.allowsRetry(receivedAt: receivedAt, pauseSeconds: pauseSeconds) else {
                 logger.info(
                     "not retrying \(retried.count) of \(notifications.count) pushes: a retry could not be answered before the front server's time-out: \(Self.reasons(retried.map { first[$0] }))")
-                return completion(replies(notifications, first, deadToken: deadToken, logger: logger))
+                return completion(replies(notifications, first, deadToken: deadToken, logger: logger, retried: false))
             }
             logger.info(
                 "retrying \(retried.count) of \(notifications.count) pushes in \(pauseSeconds) s: \(Self.reasons(retried.map { first[$0] }))")
@@ -101,22 +101,25 @@ struct Pnm2Dispatch: Sendable {
                 deliverer.deliver(retried.map { notifications[$0] }, logger: logger, home: home) { [self] second in
                     var results = first
                     for (index, result) in zip(retried, second) { results[index] = result }
-                    completion(replies(notifications, results, deadToken: deadToken, logger: logger))
+                    completion(replies(notifications, results, deadToken: deadToken, logger: logger, retried: true))
                 }
             }
         }
     }
 
-    /// Logs what did not go out and turns each result into its reply.
+    /// Logs what did not go out and turns each result into its reply. `retried`: whether the
+    /// pushes still to retry later had their retry.
     private func replies(
-        _ notifications: [Notification], _ results: [DeliveryResult], deadToken: Pnm2Reply, logger: Logger
+        _ notifications: [Notification], _ results: [DeliveryResult], deadToken: Pnm2Reply, logger: Logger,
+        retried: Bool
     ) -> [Pnm2Reply] {
         for (notification, result) in zip(notifications, results) {
             switch result {
             case .rejected(let status, let reason):
                 logger.info("push to \(notification.appID) (\(notification.token)) refused by the upstream: \(status) \(reason)")
             case .retryLater(let reason, _):
-                logger.info("push to \(notification.appID) (\(notification.token)) not sent after its retry: \(reason)")
+                logger.info(
+                    "push to \(notification.appID) (\(notification.token)) not sent \(retried ? "after its retry" : "(no time left to retry)"): \(reason)")
             case .delivered, .deadToken:
                 break
             }
