@@ -170,9 +170,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
     @discardableResult
     func submit(_ job: Job) -> Verdict {
         condition.lock()
-        // Queued jobs that idle threads are about to take do not wait: only those beyond the
-        // threads count against the queue. While the parked bounds are reached, all of them wait.
-        let waiting = hasRoomToPark ? running + (queue.count - head) - limits.threads : queue.count - head
+        let waiting = jobsWaiting
         let verdict: Verdict
         if stopping || !started {
             verdict = .refused(.stopped)
@@ -209,7 +207,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
     func homeForCaller() -> Home? {
         condition.lock()
         defer { condition.unlock() }
-        guard started, !stopping, hasRoomToPark, running + (queue.count - head) <= limits.threads else { return nil }
+        guard started, !stopping, hasRoomToPark, jobsWaiting <= 0 else { return nil }
         claimed += 1
         endEpisode()  // there is room again
         if let thread = idle.last { return homes[thread] }
@@ -286,6 +284,13 @@ final class Bulkhead<Job>: @unchecked Sendable {
             condition.lock()
         }
         condition.unlock()
+    }
+
+    /// Queued jobs waiting for a thread, under the lock; negative: threads free beyond them.
+    /// Queued jobs that idle threads are about to take do not wait: only those beyond the
+    /// threads do. While the parked bounds are reached, all of them wait.
+    private var jobsWaiting: Int {
+        hasRoomToPark ? running + (queue.count - head) - limits.threads : queue.count - head
     }
 
     private var hasRoomToPark: Bool {
