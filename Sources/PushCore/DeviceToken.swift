@@ -82,8 +82,10 @@ public struct DeviceToken: Hashable, Sendable {
 
 extension DeviceToken: CustomStringConvertible {
     /// Shortened, so that logs never carry a whole token.
+    /// The hex of the first four bytes and of the last two, or of all of them up to six.
+    /// Taken from the bytes: the outbox shortens a token for every push it logs.
     public var description: String {
-        let full = hex
-        return full.count <= 12 ? full : "\(full.prefix(8))…\(full.suffix(4))"
+        guard bytes.count > 6 else { return hex }
+        return Hex.encode(bytes.prefix(4)) + "…" + Hex.encode(bytes.suffix(2))
     }
 }

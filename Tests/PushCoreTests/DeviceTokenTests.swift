@@ -53,6 +53,11 @@ final class DeviceTokenTests: XCTestCase {
     func testDescriptionNeverShowsAWholeToken() throws {
         let token = try XCTUnwrap(DeviceToken.fromHex(String(repeating: "ab", count: 32)))
         XCTAssertEqual(token.description, "abababab…abab")
+        let counted = DeviceToken(bytes: Array(0..<32))
+        XCTAssertEqual(counted.description, "00010203…1e1f", "first four bytes, last two")
+        XCTAssertEqual(DeviceToken(bytes: Array(0..<7)).description, "00010203…0506")
+        XCTAssertEqual(DeviceToken(bytes: Array(0..<6)).description, "000102030405", "six bytes or fewer: whole")
+        XCTAssertEqual(DeviceToken(bytes: [0xff]).description, "ff")
     }
 
     func testFCMText() {

@@ -322,6 +322,61 @@ final class OutboxStoreTests: OutboxTestCase {
             ])
     }
 
+    /// A batch whose rows change app, source and outcome from one to the next: each log
+    /// entry and each device's last outcome is its own row's (SQLite keeps what did not
+    /// change bound from one row to the next).
+    func testABatchInterleavingAppsSourcesAndOutcomesLogsEachRowAsItsOwn() throws {
+        let store = try makeStore()
+        try store.addApp(Fixture.apnsApp, replacing: true)
+        try store.addApp(Fixture.fcmApp, replacing: true)
+        try store.saveAccountTokens(
+            selector: "user-a", username: nil,
+            tokens: [
+                Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2, app: Fixture.fcmAppID),
+            ])
+        let ids = try store.devices().sorted { $0.id < $1.id }.map(\.id)
+        XCTAssertEqual(ids.count, 2)
+        var other = Outbox.message
+        other.source = "cospace:push"
+        _ = try store.enqueue(Outbox.message, deviceIDs: ids)
+        _ = try store.enqueue(other, deviceIDs: ids)
+        let now = Outbox.storeNow
+        let claimed = try store.claimDue(limit: 10, now: now, lease: 30_000, node: "node-a")
+        XCTAssertEqual(claimed.count, 4)
+        func row(_ source: String, _ deviceID: Int64) throws -> OutboxDelivery {
+            try XCTUnwrap(claimed.first { $0.source == source && $0.notification.deviceID == deviceID })
+        }
+        let batch: [(delivery: OutboxDelivery, outcome: OutboxOutcome)] = [
+            (try row("beams:publish", ids[0]), .delivered(id: "a")),
+            (try row("cospace:push", ids[1]), .delivered(id: "b")),
+            (try row("cospace:push", ids[0]), .retry(at: now + 5_000, error: "slow")),
+            (try row("beams:publish", ids[1]), .delivered(id: "d")),
+        ]
+        try store.complete(batch, now: now + 1)
+
+        let log = try store.deliveryLog(limit: 10).reversed()
+        XCTAssertEqual(
+            log.map { [$0.appID, $0.token, $0.kind.rawValue, $0.detail ?? "nil", $0.source ?? "nil"] },
+            batch.map { delivery, outcome in
+                let kind: String
+                let detail: String
+                switch outcome {
+                case .delivered(let id): (kind, detail) = ("delivered", id ?? "nil")
+                case .retry(_, let error): (kind, detail) = ("retry", error)
+                default: (kind, detail) = ("?", "?")
+                }
+                return [
+                    delivery.notification.appID.rawValue, delivery.notification.token.description, kind, detail,
+                    delivery.source,
+                ]
+            })
+        XCTAssertEqual(Set(log.map(\.appID)), [Fixture.apnsAppID.rawValue, Fixture.fcmAppID.rawValue])
+        // Each device's last outcome is that of its last row in the batch.
+        XCTAssertEqual(
+            try store.devices().sorted { $0.id < $1.id }.map(\.lastOutcome),
+            ["not delivered, retrying: slow", "delivered"])
+    }
+
     /// Big batches: 12,000 rows completed in one call, and the log trimmed in several
     /// transactions to the newest ten.
     func testAnOversizedBatchCompletesAndTheLogIsTrimmedInBatches() throws {

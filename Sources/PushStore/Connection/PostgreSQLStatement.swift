@@ -157,13 +157,18 @@ public final class PostgreSQLStatement {
 
     /// Forgets the result and every bound value, ready for the next use.
     public func reset() {
+        rewind()
+        for index in parameters.indices {
+            parameters[index] = Parameter(type: 0, bytes: nil, isBinary: false)
+        }
+    }
+
+    /// Forgets the result, keeping every bound value for the next run.
+    public func rewind() {
         if let result { PQclear(result) }
         result = nil
         row = -1
         rowCount = 0
-        for index in parameters.indices {
-            parameters[index] = Parameter(type: 0, bytes: nil, isBinary: false)
-        }
     }
 
     private func execute() throws {

@@ -31,6 +31,9 @@ protocol SQLRow: AnyObject {
     func run() throws
     /// Forgets the current row and every bound value, ready to be bound and run again.
     func reset()
+    /// Forgets the current row but keeps the bound values: a loop that runs one statement
+    /// per row binds only what changed since the row before.
+    func rewind()
 
     func isNull(_ column: Int32) -> Bool
     func int64(_ column: Int32) -> Int64

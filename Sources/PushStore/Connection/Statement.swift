@@ -103,6 +103,11 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Forgets the current row, keeping every bound value for the next run.
+    func rewind() {
+        sqlite3_reset(handle)
+    }
+
     // MARK: Reading the current row
 
     public func isNull(_ column: Int32) -> Bool {

@@ -33,15 +33,19 @@ enum DeliveryLogTable {
         guard !entries.isEmpty else { return }
         try database.withStatement(appendManySQL) { statement in
             if Connection.engine == .sqlite {
+                // A fan-out's batch is one app and one source: what stays the same from one
+                // entry to the next stays bound (a fan-out logs a row per push).
+                try statement.bind(at, at: 1)
+                var previous: (appID: String, kind: DeliveryLogEntry.Kind, source: String)?
                 for entry in entries {
-                    defer { statement.reset() }
-                    try statement.bind(at, at: 1)
-                    try statement.bind(entry.appID, at: 2)
+                    if previous?.appID != entry.appID { try statement.bind(entry.appID, at: 2) }
                     try statement.bind(entry.token.description, at: 3)
-                    try statement.bind(entry.kind.rawValue, at: 4)
+                    if previous?.kind != entry.kind { try statement.bind(entry.kind.rawValue, at: 4) }
                     try statement.bind(entry.detail, at: 5)
-                    try statement.bind(entry.source, at: 6)
+                    if previous?.source != entry.source { try statement.bind(entry.source, at: 6) }
                     try statement.run()
+                    statement.rewind()
+                    previous = (entry.appID, entry.kind, entry.source)
                 }
                 return
             }

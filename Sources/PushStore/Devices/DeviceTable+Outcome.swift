@@ -16,11 +16,16 @@ extension DeviceTable {
     static func recordOutcome(deviceID: Int64, summary: String, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(recordOutcomeSQL) {
             try $0.bind(deviceID, at: 1)
-            // A whole upstream error body is not for this column: the first line, bounded.
-            try $0.bind(String(summary.prefix(200)), at: 2)
+            try $0.bind(bounded(summary), at: 2)
             try $0.bind(now, at: 3)
             try $0.run()
         }
+    }
+
+    /// A whole upstream error body is not for `last_outcome`: its first 200 characters.
+    private static func bounded(_ summary: String) -> String {
+        // Counting characters walks the text; a summary of up to 200 bytes is short enough.
+        summary.utf8.count <= 200 ? summary : String(summary.prefix(200))
     }
 
     /// `recordOutcome` for a batch in one statement; a device listed twice keeps its last summary.
@@ -28,15 +33,26 @@ extension DeviceTable {
         _ outcomes: [(deviceID: Int64, summary: String)], now: Int64, in database: Connection
     ) throws {
         guard Connection.engine == .postgresql else {
-            for (deviceID, summary) in outcomes {
-                try recordOutcome(deviceID: deviceID, summary: summary, now: now, in: database)
+            guard !outcomes.isEmpty else { return }
+            // One statement for the batch, run per device in order; the summary ("delivered"
+            // for nearly every push of a fan-out) is bound again only when it changes.
+            try database.withStatement(recordOutcomeSQL) { statement in
+                try statement.bind(now, at: 3)
+                var previous: String?
+                for (deviceID, summary) in outcomes {
+                    try statement.bind(deviceID, at: 1)
+                    if summary != previous { try statement.bind(bounded(summary), at: 2) }
+                    try statement.run()
+                    statement.rewind()
+                    previous = summary
+                }
             }
             return
         }
         var last: [Int64: String] = [:]
         var order: [Int64] = []
         for (deviceID, summary) in outcomes {
-            if last.updateValue(String(summary.prefix(200)), forKey: deviceID) == nil { order.append(deviceID) }
+            if last.updateValue(bounded(summary), forKey: deviceID) == nil { order.append(deviceID) }
         }
         guard !order.isEmpty else { return }
         try database.withStatement(recordOutcomesSQL) {

@@ -165,7 +165,7 @@ enum OutboxTable {
         }
     }
 
-    /// Up to `limit` pending rows due at `now`, oldest first (not yet claimed: see `claim`).
+    /// Up to `limit` pending rows due at `now`, oldest first (not yet claimed: see `claimDue`).
     static func due(limit: Int, now: Int64, in database: some SQLConnection) throws -> [DueRow] {
         try database.withStatement(dueSQL) { row in
             try row.bind(now, at: 1)
@@ -175,7 +175,7 @@ enum OutboxTable {
     }
 
     /// Up to `limit` pending rows due at `now`, oldest first, each claimed until `until`
-    /// (see `claim`); their `attempts` as before this claim.
+    /// (`claimSQL` on SQLite: an attempt counted, leased to `node`); their `attempts` as before this claim.
     static func claimDue<Connection: SQLConnection>(
         limit: Int, now: Int64, until: Int64, node: String, in database: Connection
     ) throws -> [DueRow] {
@@ -183,7 +183,16 @@ enum OutboxTable {
         case .sqlite:
             // One writer at a time: nothing can claim between the read and the updates.
             let rows = try due(limit: limit, now: now, in: database)
-            for row in rows { try claim(id: row.id, until: until, node: node, in: database) }
+            guard !rows.isEmpty else { return rows }
+            try database.withStatement(claimSQL) { statement in
+                try statement.bind(until, at: 2)
+                try statement.bind(node, at: 3)
+                for row in rows {
+                    try statement.bind(row.id, at: 1)
+                    try statement.run()
+                    statement.rewind()
+                }
+            }
             return rows
         case .postgresql:
             return try database.withStatement(claimDueSQL) { row in
@@ -213,16 +222,6 @@ enum OutboxTable {
                     token: DeviceToken(bytes: row.blob(5) ?? []), sandbox: row.bool(6), apnsTopic: row.string(7)))
         }
         return rows
-    }
-
-    /// Counts an attempt of row `id` and leases it to `node` until `until`.
-    static func claim(id: Int64, until: Int64, node: String, in database: some SQLConnection) throws {
-        try database.withStatement(claimSQL) {
-            try $0.bind(id, at: 1)
-            try $0.bind(until, at: 2)
-            try $0.bind(node, at: 3)
-            try $0.run()
-        }
     }
 
     /// The payloads of every row queued for `deviceID`, dead letters included.
