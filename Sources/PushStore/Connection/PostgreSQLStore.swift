@@ -5,7 +5,9 @@ import PushCore
 /// process, shared by every thread, over a small pool of connections. Each write is its own
 /// short SERIALIZABLE transaction on a borrowed connection, except the Token Reporter's
 /// reports, which the threads write together (`reportBatcher`), as SQLite's group-commit
-/// writer does for every write. SQLite's WAL checkpointer has no counterpart here.
+/// writer does for every write, and the outbox's claim and log trim (`lockingWrite`, READ
+/// COMMITTED: they rely on the row locks they take). SQLite's WAL checkpointer has no
+/// counterpart here.
 public final class PostgreSQLStore: Sendable {
     public let pool: PostgreSQLPool
     let clock: @Sendable () -> Int64
@@ -59,6 +61,10 @@ public final class PostgreSQLStore: Sendable {
 
     func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try pool.withConnection { connection in try connection.writeTransaction { try body(connection) } }
+    }
+
+    func lockingWrite<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try pool.withConnection { connection in try connection.lockingWriteTransaction { try body(connection) } }
     }
 
     func read<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {

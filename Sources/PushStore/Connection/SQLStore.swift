@@ -16,6 +16,12 @@ protocol SQLStore: AnyObject, Sendable {
     /// One write transaction, committed when `body` returns. `body` may run more than once
     /// (a retried serialization failure, a group commit's retry) and must not call `write`.
     func write<T>(_ body: (Connection) throws -> T) throws -> T
+    /// A write transaction for a body that is right at READ COMMITTED because it relies only
+    /// on the row locks its statements take: the outbox's claim (`FOR UPDATE SKIP LOCKED`),
+    /// the delivery log's trim (a row another node deleted first is skipped). On PostgreSQL
+    /// SERIALIZABLE would add nothing to those locks but conflicts with every writer of the
+    /// rows and pages they read; SQLite's `write`.
+    func lockingWrite<T>(_ body: (Connection) throws -> T) throws -> T
     /// One read snapshot.
     func read<T>(_ body: (Connection) throws -> T) throws -> T
     /// Writes one Token Reporter report (`AcrobitsAccountStore.saveAccountTokens`' rules) the
@@ -29,5 +35,9 @@ protocol SQLStore: AnyObject, Sendable {
 extension SQLiteStore: SQLStore, PushgateStore {
     func writeReport(_ report: AccountReport) throws {
         try writeReportStatements(report)
+    }
+
+    func lockingWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        try write(body)
     }
 }

@@ -41,7 +41,8 @@ extension SQLStore {
 
     public func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
         guard limit > 0 else { return [] }
-        return try write { database in
+        // The claim locks what it takes and skips what others hold (see OutboxTable).
+        return try lockingWrite { database in
             let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, node: node, in: database)
             // A fan-out's rows share one payload: read and decode it once per claim, not per row.
             var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
@@ -218,7 +219,7 @@ extension SQLStore {
     public func trimDeliveryLog(keeping: Int) throws -> Int {
         var trimmed = 0
         while true {
-            let batch = try write { try DeliveryLogTable.trimBatch(keeping: keeping, in: $0) }
+            let batch = try lockingWrite { try DeliveryLogTable.trimBatch(keeping: keeping, in: $0) }
             trimmed += batch
             if batch < DeliveryLogTable.trimBatchSize { return trimmed }
         }
