@@ -18,9 +18,9 @@ extension PostgreSQLConnection {
     /// Runs `body` in a READ COMMITTED write transaction, for writes that rely only on the row
     /// locks they take (`SQLStore.lockingWrite`). Under SERIALIZABLE the outbox's claim also
     /// tracked every row and index page it read, and was refused, or made a fan-out's step or
-    /// completion be refused, whenever another node wrote one of them: in a two-node fan-out
-    /// 10 of 27 serialization failures were claims and 4 the delivery log's trim, run by both
-    /// nodes at once. A deadlock (40P01) still runs `body` again.
+    /// completion be refused, whenever another node wrote one of them; the delivery log's
+    /// trim, which both nodes run, refused each other. A deadlock (40P01) still runs `body`
+    /// again.
     public func lockingWriteTransaction<T>(_ body: () throws -> T) throws -> T {
         try retrying(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", when: \.isSerializationFailure, body)
     }

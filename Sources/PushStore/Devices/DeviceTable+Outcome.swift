@@ -6,8 +6,8 @@ extension DeviceTable {
     // updated_at stays: it means "last reported by the client", which pruning compares with
     // APNs' 410 timestamp.
     // PostgreSQL: a batch in one statement (see OutboxTable's completion, also for why the
-    // list is named twice: without `= ANY`, 32 ms of a 51 ms batch of 1,000 at 100,000
-    // devices was a scan of all of them); SQLite row by row.
+    // list is named twice: without `= ANY`, a connection's first plans scanned every device
+    // for each batch); SQLite row by row.
     private static let recordOutcomesSQL = """
         UPDATE devices AS d SET last_outcome = v.summary, last_outcome_at = ?3
         FROM unnest(?1, ?2) AS v(id, summary)

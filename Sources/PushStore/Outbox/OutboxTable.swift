@@ -74,8 +74,8 @@ enum OutboxTable {
     // A PostgreSQL statement that joins a list with a table also names the list as `id =
     // ANY(…)`: joined through the unnested list alone, the first plans of each connection
     // (custom plans, before PostgreSQL settles on a generic one) hashed a scan of the whole
-    // table for every batch: 58 ms of an 87 ms claim of 1,000 rows with 100,000 queued. The
-    // condition reaches the table by its primary key from the first call (the claim: 21 ms).
+    // table for every batch, a cost that grows with the table. The condition reaches the
+    // table by its primary key from the first call (docs/performance.md has the measurement).
     private static let deleteManySQL = EngineSQL(
         sqlite: "DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?1)) RETURNING id",
         postgresql: "DELETE FROM outbox WHERE id = ANY(?1) RETURNING id")

@@ -151,10 +151,9 @@ extension SQLStore {
         // A payload whose last row this batch finished goes in a transaction of its own.
         // Asking whether a payload still has rows reads the rows another node is completing
         // at the same moment: inside the completion, two nodes draining one fan-out made each
-        // other's SERIALIZABLE transactions fail, and one of them ran its whole batch again
-        // (25 of 140 completions in a 100,000-device fan-out on two nodes). A payload left
-        // here (this fails, or the process stops first) goes with housekeeping's sweep of
-        // unused payloads, so a failure is not the batch's.
+        // other's SERIALIZABLE transactions fail, and one of them ran its whole batch again.
+        // A payload left here (this fails, or the process stops first) goes with
+        // housekeeping's sweep of unused payloads, so a failure is not the batch's.
         if !finishedPayloads.isEmpty {
             _ = try? write { try OutboxPayloadTable.deleteIfUnused(finishedPayloads, in: $0) }
         }
