@@ -15,22 +15,14 @@ extension DeviceTable {
         """
     private static let setSandboxSQL = "UPDATE devices SET sandbox = ?2 WHERE id = ?1"
 
-    static func recordOutcome(deviceID: Int64, summary: String, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(recordOutcomeSQL) {
-            try $0.bind(deviceID, at: 1)
-            try $0.bind(bounded(summary), at: 2)
-            try $0.bind(now, at: 3)
-            try $0.run()
-        }
-    }
-
     /// A whole upstream error body is not for `last_outcome`: its first 200 characters.
     private static func bounded(_ summary: String) -> String {
         // Counting characters walks the text; a summary of up to 200 bytes is short enough.
         summary.utf8.count <= 200 ? summary : String(summary.prefix(200))
     }
 
-    /// `recordOutcome` for a batch in one statement; a device listed twice keeps its last summary.
+    /// Each device's last outcome at `now` (unix seconds): on PostgreSQL in one statement for
+    /// the batch, on SQLite a statement per device; a device listed twice keeps its last summary.
     static func recordOutcomes<Connection: SQLConnection>(
         _ outcomes: [(deviceID: Int64, summary: String)], now: Int64, in database: Connection
     ) throws {

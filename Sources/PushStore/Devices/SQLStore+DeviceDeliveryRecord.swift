@@ -4,11 +4,7 @@ import PushCore
 extension SQLStore {
     public func recordOutcomes(_ outcomes: [(deviceID: Int64, summary: String)], now: Int64) throws {
         guard !outcomes.isEmpty else { return }
-        try write { database in
-            for (deviceID, summary) in outcomes {
-                try DeviceTable.recordOutcome(deviceID: deviceID, summary: summary, now: now, in: database)
-            }
-        }
+        try write { try DeviceTable.recordOutcomes(outcomes, now: now, in: $0) }
     }
 
     public func setSandbox(_ sandbox: Bool, deviceID: Int64) throws {
