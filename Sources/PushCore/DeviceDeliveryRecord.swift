@@ -1,7 +1,7 @@
 /// What deliveries taught about stored devices, written back for operators (`tokens list`)
 /// and for the next push (the APNs environment).
 public protocol DeviceDeliveryRecord: Sendable {
-    /// Sets each device's last outcome (`devices.last_outcome`) at `now` (unix seconds), in
+    /// Sets each device's last outcome (`device_outcomes`) at `now` (unix seconds), in
     /// one transaction. Devices no longer stored are skipped.
     func recordOutcomes(_ outcomes: [(deviceID: Int64, summary: String)], now: Int64) throws
     /// The device answered in the other APNs environment than it was sent to: from now on it
@@ -10,7 +10,7 @@ public protocol DeviceDeliveryRecord: Sendable {
 }
 
 extension DeliveryResult {
-    /// One line for `devices.last_outcome`.
+    /// One line for `device_outcomes`.
     public var summary: String {
         switch self {
         case .delivered: return "delivered"

@@ -39,4 +39,29 @@ final class DeviceDeliveryRecordTests: OutboxTestCase {
         XCTAssertEqual(devices[ids[2]]?.lastOutcome, "given up: BadTopic")
         XCTAssertNil(devices[ids[3]], "a dead token's device is gone")
     }
+
+    /// Outcomes live in a table of their own (migration 0016): a device that goes takes its
+    /// outcome with it, whichever way it goes, so that no outcome outlives its device (and
+    /// none is shown for another device given the same id later).
+    func testADeviceThatGoesTakesItsOutcomeWithIt() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 3)
+        try store.recordOutcomes(ids.map { ($0, "delivered") }, now: 42)
+        let database = try openDatabase()
+        XCTAssertEqual(try count("device_outcomes", in: database), 3)
+
+        // Deleted on its own (a prune, an unregistration)…
+        try database.withStatement("DELETE FROM devices WHERE id = ?1") { statement in
+            try statement.bind(ids[0], at: 1)
+            try statement.run()
+        }
+        XCTAssertEqual(try count("device_outcomes", in: database), 2)
+        XCTAssertEqual(try store.lastOutcomeCounts(since: 0), ["delivered": 2])
+        // …and with the rest, expired by housekeeping (the store's clock is 1,700,000,000).
+        let policy = RetentionPolicy(deviceDays: 1, deadLetterDays: 1)
+        let removed = try store.removeExpired(policy, now: 1_700_000_000 + 2 * RetentionPolicy.day, limit: 100)
+        XCTAssertEqual(removed.devices, 2)
+        XCTAssertEqual(try count("device_outcomes", in: database), 0)
+        XCTAssertEqual(try store.lastOutcomeCounts(since: 0), [:])
+    }
 }

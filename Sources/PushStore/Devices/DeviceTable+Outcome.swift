@@ -1,21 +1,27 @@
 import PushCore
 
-/// The SQL of what deliveries write back to `devices`.
+/// The SQL of what deliveries write back about devices: their last outcome (`device_outcomes`)
+/// and the sandbox an APNs answer proved.
 extension DeviceTable {
-    private static let recordOutcomeSQL = "UPDATE devices SET last_outcome = ?2, last_outcome_at = ?3 WHERE id = ?1"
-    // updated_at stays: it means "last reported by the client", which pruning compares with
-    // APNs' 410 timestamp.
+    // An outcome is written only for a device that exists (the join): PostgreSQL's table has
+    // no foreign key to refuse one for a device deleted meanwhile (migration 0016), and on
+    // SQLite the foreign key would fail the whole batch instead of skipping that device.
+    private static let recordOutcomeSQL = """
+        INSERT INTO device_outcomes (device_id, outcome, at) SELECT id, ?2, ?3 FROM devices WHERE id = ?1
+        ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
+        """
     // PostgreSQL: a batch in one statement (see OutboxTable's completion, also for why the
     // list is named twice: without `= ANY`, a connection's first plans scanned every device
     // for each batch); SQLite row by row.
     private static let recordOutcomesSQL = """
-        UPDATE devices AS d SET last_outcome = v.summary, last_outcome_at = ?3
-        FROM unnest(?1, ?2) AS v(id, summary)
-        WHERE d.id = v.id AND d.id = ANY(?1)
+        INSERT INTO device_outcomes (device_id, outcome, at)
+        SELECT d.id, v.summary, ?3 FROM unnest(?1, ?2) AS v(id, summary) JOIN devices AS d ON d.id = v.id
+        WHERE d.id = ANY(?1)
+        ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
         """
     private static let setSandboxSQL = "UPDATE devices SET sandbox = ?2 WHERE id = ?1"
 
-    /// A whole upstream error body is not for `last_outcome`: its first 200 characters.
+    /// A whole upstream error body is not for an outcome: its first 200 characters.
     private static func bounded(_ summary: String) -> String {
         // Counting characters walks the text; a summary of up to 200 bytes is short enough.
         summary.utf8.count <= 200 ? summary : String(summary.prefix(200))

@@ -47,10 +47,10 @@ enum DeviceTable {
     // every later push answers the same timestamp.
     private static let pruneSQL = "DELETE FROM devices WHERE id = ?1 AND (?2 IS NULL OR updated_at <= ?2 / 1000)"
     private static let selectAllSQL = """
-        SELECT id, app_id, platform, token, reported_token, sandbox, created_at, updated_at, last_outcome,
-            last_outcome_at
-        FROM devices
-        ORDER BY app_id, id
+        SELECT d.id, d.app_id, d.platform, d.token, d.reported_token, d.sandbox, d.created_at, d.updated_at,
+            o.outcome, o.at
+        FROM devices AS d LEFT JOIN device_outcomes AS o ON o.device_id = d.id
+        ORDER BY d.app_id, d.id
         """
 
     /// The id of the device for (app, token), created when new.

@@ -230,7 +230,8 @@ extension SQLStore {
 }
 
 extension DeliveryLogEntry.Kind {
-    /// The device's `last_outcome` for an outbox outcome (a pruned device has none left).
+    /// The device's last outcome (`device_outcomes`) for an outbox outcome (a pruned device
+    /// has none left).
     func deviceSummary(_ detail: String?) -> String {
         switch self {
         case .delivered: return "delivered"

@@ -11,13 +11,13 @@ enum StatusQueries {
         """
     // Bounded: the outcome texts of a busy hour are few, but each carries its reason.
     private static let lastOutcomeCountsSQL = """
-        SELECT last_outcome, COUNT(*) FROM devices WHERE last_outcome_at >= ?1 AND last_outcome IS NOT NULL
-        GROUP BY last_outcome ORDER BY COUNT(*) DESC LIMIT 50
+        SELECT outcome, COUNT(*) FROM device_outcomes WHERE at >= ?1
+        GROUP BY outcome ORDER BY COUNT(*) DESC LIMIT 50
         """
     private static let lastProblemsSQL = """
-        SELECT app_id, last_outcome, last_outcome_at FROM devices
-        WHERE last_outcome IS NOT NULL AND last_outcome <> 'delivered' AND last_outcome_at IS NOT NULL
-        ORDER BY last_outcome_at DESC, id DESC LIMIT ?1
+        SELECT d.app_id, o.outcome, o.at FROM device_outcomes AS o JOIN devices AS d ON d.id = o.device_id
+        WHERE o.outcome <> 'delivered'
+        ORDER BY o.at DESC, o.device_id DESC LIMIT ?1
         """
 
     static func deviceCounts(in database: some SQLConnection) throws -> [DeviceCount] {

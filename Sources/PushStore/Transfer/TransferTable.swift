@@ -45,9 +45,12 @@ struct TransferTable: Sendable {
             columns: [
                 .rowID("id", .device), .text("app_id"), .blob("token"), .text("reported_token"), .text("platform"),
                 .integer("sandbox"), .text("apns_topic"), .integer("created_at"), .integer("updated_at"),
-                .text("last_outcome"), .integer("last_outcome_at"),
             ],
             key: ["id"]),
+        TransferTable(
+            name: "device_outcomes", type: "device_outcome",
+            columns: [.reference("device_id", .device), .text("outcome"), .integer("at")],
+            key: ["device_id"]),
         TransferTable(
             name: "acrobits_accounts", type: "acrobits_account",
             columns: [

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+@testable import PushStore
+
+/// 0016 moves each device's last outcome out of `devices` into `device_outcomes`, on both
+/// engines: every outcome comes through with its time, and devices without one get no row.
+final class DeviceOutcomesMigrationTests: StoreTestCase {
+    /// `bytes` spells a token in the engine's own literal of bytes.
+    private static func before(_ bytes: (String) -> String) -> String {
+        """
+        INSERT INTO devices (id, app_id, token, reported_token, platform, created_at, updated_at,
+            last_outcome, last_outcome_at)
+        VALUES
+            (7, 'com.example.phone', \(bytes("616263")), 'abc', 'apns', 2, 3, 'delivered', 40),
+            (8, 'com.example.phone', \(bytes("646566")), 'def', 'apns', 2, 5, 'given up: BadTopic', NULL),
+            (9, 'com.example.phone', \(bytes("676869")), 'ghi', 'apns', 2, 6, NULL, NULL);
+        """
+    }
+
+    func testEachLastOutcomeMovesToItsOwnTable() throws {
+        let database: any SQLConnection
+        if let configuration = postgreSQLConfiguration {
+            // The migrations up to 0015 from a directory of their own, then all of them.
+            let older = directory.appendingPathComponent("migrations-0015")
+            try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+            for migration in try Migrator.migrations(in: Self.postgreSQLDirectory) where migration.version <= 15 {
+                try FileManager.default.copyItem(
+                    at: Self.postgreSQLDirectory.appendingPathComponent(migration.fileName),
+                    to: older.appendingPathComponent(migration.fileName))
+            }
+            let store = PostgreSQLStore(configuration: configuration)
+            _ = try store.migrate(directory: older)
+            let connection = try PostgreSQLConnection(configuration: configuration)
+            try connection.execute(Self.before { "'\\x\($0)'::bytea" })
+            XCTAssertEqual(try store.migrate(directory: Self.postgreSQLDirectory), ["0016_device_outcomes.sql"])
+            database = connection
+        } else {
+            let sqlite = try openSQLiteDatabase()
+            let all = try Migration.builtIn(for: .sqlite)
+            try Migrator.migrate(database: sqlite, migrations: all.filter { $0.version <= 15 })
+            try sqlite.execute(Self.before { "X'\($0)'" })
+            XCTAssertEqual(try Migrator.migrate(database: sqlite, migrations: all), ["0016_device_outcomes.sql"])
+            database = sqlite
+        }
+
+        let moved = try database.withStatement("SELECT device_id, outcome, at FROM device_outcomes ORDER BY device_id") {
+            row in
+            var rows: [String] = []
+            while try row.step() { rows.append("\(row.int64(0)) \(row.string(1) ?? "-") \(row.int64(2))") }
+            return rows
+        }
+        // An outcome recorded without its time (none were, but the column allowed it) takes
+        // the device's last report as the nearest time known.
+        XCTAssertEqual(moved, ["7 delivered 40", "8 given up: BadTopic 5"])
+        XCTAssertEqual(try count("devices", in: database), 3)
+    }
+}
