@@ -1,8 +1,8 @@
 /// How much of a fan-out one step queues.
 public enum FanOutStep {
-    /// Subscriptions a step reads: few enough that a publish to a million devices answers at
-    /// once and each of the worker's steps is a short transaction, enough that a step keeps
-    /// the engine busy for several batches.
+    /// Subscriptions the publish's own step reads: few enough that a publish to a million
+    /// devices answers at once, enough to keep the outbox busy for several batches. The
+    /// worker's steps read what fills its batch (`OutboxStore.continueFanOuts`).
     public static let subscriptions = 10_000
 }
 
@@ -23,15 +23,16 @@ public struct QueuedFanOut: Sendable, Equatable {
 
 /// What one call of `OutboxStore.continueFanOuts` did.
 public struct FanOutProgress: Sendable, Equatable {
-    /// Outbox rows queued by this step.
-    public var queued: Int
+    /// The outbox rows this step queued, already claimed by the caller: deliver and complete
+    /// them as rows of `claimDue`.
+    public var claimed: [OutboxDelivery]
     /// True while a fan-out this caller may take is still being queued: call again.
     public var remaining: Bool
 
-    public init(queued: Int, remaining: Bool) {
-        self.queued = queued
+    public init(claimed: [OutboxDelivery], remaining: Bool) {
+        self.claimed = claimed
         self.remaining = remaining
     }
 
-    public static let none = FanOutProgress(queued: 0, remaining: false)
+    public static let none = FanOutProgress(claimed: [], remaining: false)
 }

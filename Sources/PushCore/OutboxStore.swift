@@ -146,8 +146,10 @@ public protocol OutboxStore: Sendable {
     func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws
     /// In one transaction: queues the next step of the oldest fan-out still being queued
     /// (`BeamsStore.publishToInterests`), reading up to `limit` subscriptions, and moves its
-    /// cursor. Fan-outs another node is stepping are skipped, not waited for.
-    func continueFanOuts(limit: Int) throws -> FanOutProgress
+    /// cursor. The rows it queues are claimed for `node` as they are queued, as `claimDue`
+    /// would claim them (a row inserted and then claimed would be written twice), and come
+    /// back for delivery. Fan-outs another node is stepping are skipped, not waited for.
+    func continueFanOuts(limit: Int, now: Int64, lease: Int64, node: String) throws -> FanOutProgress
     /// Publishes whose fan-out is still being queued (their rest is not pending yet).
     func fanOutsInProgress() throws -> Int
     /// When the next pending row is due (maybe in the past), nil when none is pending.

@@ -68,7 +68,7 @@ final class CospaceMemoryStore: CospaceUserStore, OutboxStore, @unchecked Sendab
     }
     func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] { [] }
     func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {}
-    func continueFanOuts(limit: Int) throws -> FanOutProgress { .none }
+    func continueFanOuts(limit: Int, now: Int64, lease: Int64, node: String) throws -> FanOutProgress { .none }
     func fanOutsInProgress() throws -> Int { 0 }
     func nextDueAt() throws -> Int64? { nil }
     func releaseClaims(heldBy node: String?) throws -> Int { 0 }

@@ -121,9 +121,12 @@ final class BeamsStoreTests: StoreTestCase {
         var queued = published.queued
         var steps = 0
         while true {
-            let progress = try store.continueFanOuts(limit: 2)
-            queued += progress.queued
+            let progress = try store.continueFanOuts(limit: 2, now: 1_000, lease: 60_000, node: "n1")
+            queued += progress.claimed.count
             steps += 1
+            // A step's rows come claimed: delivered and completed as a claim's.
+            delivered += progress.claimed.map(\.notification.token)
+            try store.complete(progress.claimed.map { ($0, .delivered(id: nil)) }, now: 0)
             try deliverAll()
             if !progress.remaining { break }
             XCTAssertLessThan(steps, 50, "the cursor moves")
@@ -135,7 +138,43 @@ final class BeamsStoreTests: StoreTestCase {
         XCTAssertEqual(Set(delivered), Set(expected), "every subscribed device of the app, not the FCM client's")
         XCTAssertEqual(try store.fanOutsInProgress(), 0)
         XCTAssertEqual(try count("outbox_payloads", in: try openDatabase()), 0, "the last step took the payload")
-        XCTAssertEqual(try store.continueFanOuts(limit: 2), .none)
+        XCTAssertEqual(try store.continueFanOuts(limit: 2, now: 1_000, lease: 60_000, node: "n1"), .none)
+    }
+
+    /// The worker's steps claim what they queue, as `claimDue` would: leased to the node that
+    /// took the step, an attempt counted, anyone's again when the lease runs out.
+    func testAStepsRowsComeClaimedByTheNodeThatTookIt() throws {
+        for number in 1...5 {
+            try add("c\(number)", seed: UInt8(number))
+            XCTAssertEqual(
+                try store.setBeamsInterest(clientID: "c\(number)", appKey: "ios-key", interest: "a", subscribed: true),
+                .done)
+        }
+        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
+        XCTAssertEqual(
+            try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
+            QueuedFanOut(queued: 2, continues: true))
+        XCTAssertEqual(try store.claims(), [], "the publish's own step is due for anyone")
+
+        // The store's clock, in ms: the publish's rows are due from then.
+        let now: Int64 = 1_700_000_000_000
+        let step = try store.continueFanOuts(limit: 10, now: now, lease: 60_000, node: "n1")
+        XCTAssertFalse(step.remaining)
+        XCTAssertEqual(step.claimed.map(\.attempts), [1, 1, 1])
+        XCTAssertEqual(
+            Set(step.claimed.map(\.notification.token)), Set((3...5).map { Fixture.apnsToken(UInt8($0)) }),
+            "the subscriptions after the publish's step")
+        XCTAssertTrue(step.claimed.allSatisfy { $0.notification.apns?.payload == Array("{}".utf8) })
+        XCTAssertEqual(try store.claims(), [OutboxClaim(node: "n1", rows: 3, leasedUntil: now + 60_000)])
+        XCTAssertEqual(try store.pendingCount(), 5)
+
+        // Another node's claim takes the publish's two rows, none of the leased three…
+        let other = try store.claimDue(limit: 10, now: now, lease: 120_000, node: "n2")
+        XCTAssertEqual(Set(other.map(\.notification.token)), Set((1...2).map { Fixture.apnsToken(UInt8($0)) }))
+        // …until n1's lease runs out (n1 died): then they are anyone's, their attempt counted.
+        let afterLease = try store.claimDue(limit: 10, now: now + 60_000, lease: 60_000, node: "n2")
+        XCTAssertEqual(afterLease.map(\.id).sorted(), step.claimed.map(\.id).sorted())
+        XCTAssertEqual(afterLease.map(\.attempts), [2, 2, 2])
     }
 
     /// The cursor is the store's: a store opened afresh (a restarted node) goes on where the
@@ -152,8 +191,12 @@ final class BeamsStoreTests: StoreTestCase {
             try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
             QueuedFanOut(queued: 2, continues: true))
         let restarted = try makeStore()
-        XCTAssertEqual(try restarted.continueFanOuts(limit: 3), FanOutProgress(queued: 3, remaining: true))
-        XCTAssertEqual(try restarted.continueFanOuts(limit: 3), FanOutProgress(queued: 1, remaining: false))
+        let first = try restarted.continueFanOuts(limit: 3, now: 1_000, lease: 60_000, node: "n1")
+        XCTAssertEqual(first.claimed.count, 3)
+        XCTAssertTrue(first.remaining)
+        let last = try restarted.continueFanOuts(limit: 3, now: 1_000, lease: 60_000, node: "n1")
+        XCTAssertEqual(last.claimed.count, 1)
+        XCTAssertFalse(last.remaining)
         XCTAssertEqual(try restarted.pendingCount(), 6)
     }
 

@@ -33,14 +33,14 @@ final class DeviceOutcomesMigrationTests: StoreTestCase {
             _ = try store.migrate(directory: older)
             let connection = try PostgreSQLConnection(configuration: configuration)
             try connection.execute(Self.before { "'\\x\($0)'::bytea" })
-            XCTAssertEqual(try store.migrate(directory: Self.postgreSQLDirectory), ["0016_device_outcomes.sql"])
+            XCTAssertEqual(try store.migrate(directory: Self.postgreSQLDirectory).first, "0016_device_outcomes.sql")
             database = connection
         } else {
             let sqlite = try openSQLiteDatabase()
             let all = try Migration.builtIn(for: .sqlite)
             try Migrator.migrate(database: sqlite, migrations: all.filter { $0.version <= 15 })
             try sqlite.execute(Self.before { "X'\($0)'" })
-            XCTAssertEqual(try Migrator.migrate(database: sqlite, migrations: all), ["0016_device_outcomes.sql"])
+            XCTAssertEqual(try Migrator.migrate(database: sqlite, migrations: all).first, "0016_device_outcomes.sql")
             database = sqlite
         }
 

@@ -24,10 +24,14 @@ final class PostgreSQLFanOutStepTests: StoreTestCase {
             """)
     }
 
-    private func step(after: String, through: String?, in database: PostgreSQLConnection) throws -> Int {
+    private func step(
+        after: String, through: String?, claim: OutboxLease? = nil, in database: PostgreSQLConnection
+    ) throws -> Int {
         try BeamsInterestTable.enqueueStep(
             payloadID: 1, interest: "everyone", after: after, through: through,
-            appIDsJSON: "[\"\(Fixture.apnsAppID.rawValue)\"]", earlierInterests: "[]", now: 5, in: database)
+            appIDsJSON: "[\"\(Fixture.apnsAppID.rawValue)\"]", earlierInterests: "[]", now: 5, claim: claim,
+            in: database
+        ).count
     }
 
     /// The backend's scans of this transaction, and of earlier ones not yet sent to the
@@ -65,7 +69,9 @@ final class PostgreSQLFanOutStepTests: StoreTestCase {
         try database.execute("BEGIN")
         let before = try scans(in: database)
         XCTAssertEqual(try step(after: "client-02000", through: "client-02100", in: database), 100)
-        XCTAssertEqual(try step(after: "client-05950", through: nil, in: database), 50, "the last step, to the end")
+        XCTAssertEqual(
+            try step(after: "client-05950", through: nil, claim: OutboxLease(until: 90, node: "n1"), in: database), 50,
+            "the last step, to the end, claimed as the worker takes it")
         let after = try scans(in: database)
         try database.execute("COMMIT")
         for table in ["devices", "beams_clients", "beams_interests"] {
@@ -79,5 +85,13 @@ final class PostgreSQLFanOutStepTests: StoreTestCase {
             try row.step() ? [row.int64(0), row.int64(1), row.int64(2)] : []
         }
         XCTAssertEqual(queued, [2_001, 6_000, 150], "client-02001 … 02100 and 05951 … 06000")
+        let claimed = try database.withStatement(
+            """
+            SELECT count(*) FROM outbox
+            WHERE device_id > 5950 AND claimed_by = 'n1' AND claimed_until = 90 AND next_attempt_at = 90
+                AND attempts = 1
+            """
+        ) { row in try row.step() ? row.int64(0) : 0 }
+        XCTAssertEqual(claimed, 50, "the claimed step's rows leased to n1, an attempt counted")
     }
 }

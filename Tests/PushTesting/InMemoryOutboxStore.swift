@@ -137,7 +137,9 @@ public final class InMemoryOutboxStore: OutboxStore, @unchecked Sendable {
 
     /// Fan-outs in steps are the SQL stores' (publishes to interests): this store queues only
     /// lists of devices, all at once.
-    public func continueFanOuts(limit: Int) throws -> FanOutProgress { .none }
+    public func continueFanOuts(limit: Int, now: Int64, lease: Int64, node: String) throws -> FanOutProgress {
+        .none
+    }
     public func fanOutsInProgress() throws -> Int { 0 }
 
     public func nextDueAt() throws -> Int64? {

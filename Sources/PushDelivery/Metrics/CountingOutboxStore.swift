@@ -36,7 +36,9 @@ public struct CountingOutboxStore: OutboxStore {
     public func claimDue(limit: Int, now: Int64, lease: Int64, node: String) throws -> [OutboxDelivery] {
         try inner.claimDue(limit: limit, now: now, lease: lease, node: node)
     }
-    public func continueFanOuts(limit: Int) throws -> FanOutProgress { try inner.continueFanOuts(limit: limit) }
+    public func continueFanOuts(limit: Int, now: Int64, lease: Int64, node: String) throws -> FanOutProgress {
+        try inner.continueFanOuts(limit: limit, now: now, lease: lease, node: node)
+    }
     public func fanOutsInProgress() throws -> Int { try inner.fanOutsInProgress() }
     public func nextDueAt() throws -> Int64? { try inner.nextDueAt() }
     public func releaseClaims(heldBy node: String?) throws -> Int { try inner.releaseClaims(heldBy: node) }

@@ -89,25 +89,46 @@ public final class OutboxWorker: @unchecked Sendable {
         }
     }
 
-    /// One batch, start to end on the calling thread: takes a step of a publish still being
-    /// queued, claims up to `batchSize` due rows, delivers them and completes them. Returns
-    /// how many rows it claimed (0: nothing was due). For tests and a one-off drain (a CLI
-    /// command) without starting the thread.
+    /// One batch, start to end on the calling thread: claims up to `batchSize` due rows, fills
+    /// the rest of the batch with a step of a publish still being queued, delivers them and
+    /// completes them. Returns how many rows it claimed (0: nothing was due). For tests and a
+    /// one-off drain (a CLI command) without starting the thread.
     @discardableResult
     public func runOnce() throws -> Int {
-        _ = try store.continueFanOuts(limit: configuration.fanOutStep)
-        guard let batch = try claim() else { return 0 }
+        guard let batch = try claim().batch else { return 0 }
         batch.deliver(with: deliverer)
         try finish(batch)
         return batch.claimed.count
     }
 
-    /// The next batch of due rows, leased; nil when nothing is due.
-    private func claim() throws -> OutboxBatch? {
-        let claimed = try store.claimDue(
-            limit: configuration.batchSize, now: clock(), lease: configuration.leaseMilliseconds,
+    /// The next batch, leased: due rows first (retries, pushes queued whole), then, when they
+    /// do not fill it, the next step of a publish still being queued, whose rows come claimed.
+    /// `fanOutsLeft` says whether a publish is still being queued (a step was taken and more
+    /// is left); nil when the batch was full without one.
+    private func claim() throws -> (batch: OutboxBatch?, fanOutsLeft: Bool?) {
+        let now = clock()
+        var claimed = try store.claimDue(
+            limit: configuration.batchSize, now: now, lease: configuration.leaseMilliseconds,
             node: configuration.nodeID)
-        return claimed.isEmpty ? nil : OutboxBatch(claimed, maxAttempts: configuration.retry.maxAttempts)
+        var fanOutsLeft: Bool?
+        if claimed.count < configuration.batchSize {
+            do {
+                let step = try store.continueFanOuts(
+                    limit: configuration.batchSize - claimed.count, now: now, lease: configuration.leaseMilliseconds,
+                    node: configuration.nodeID)
+                claimed += step.claimed
+                fanOutsLeft = step.remaining
+            } catch let error where !claimed.isEmpty {
+                // The rows claimed before it go out now rather than when their lease ends; the
+                // step is tried again with the next batch.
+                logger.error(
+                    "outbox: a fan-out step failed; delivering the rows claimed before it",
+                    metadata: ["error": "\(error)"])
+                fanOutsLeft = true
+            }
+        }
+        let batch = claimed.isEmpty ? nil : OutboxBatch(claimed, maxAttempts: configuration.retry.maxAttempts)
+        return (batch, fanOutsLeft)
     }
 
     /// Waits for the batch's answers and completes its rows in one transaction.
@@ -127,28 +148,20 @@ public final class OutboxWorker: @unchecked Sendable {
         var inFlight: OutboxBatch?
         var lastHousekeeping = clock()
         var workedSinceHousekeeping = false
-        // A step of a large publish is queued when the backlog runs low (the last claim came
-        // back short of a batch), not at every claim: its rows are due at once, and queueing
-        // them far ahead of delivery would only hold them in the outbox longer.
-        var backlogLow = true
         // What the last step said: while a publish is still to be queued, an empty claim
-        // (every row in flight) is no reason to sleep.
+        // (another node was taking the step) is no reason to sleep.
         var fanOutsLeft = false
         while beginIteration() {
             var next: OutboxBatch?
             var claimFailed = false
             do {
-                if backlogLow {
-                    let progress = try store.continueFanOuts(limit: configuration.fanOutStep)
-                    fanOutsLeft = progress.remaining
-                }
-                next = try claim()
+                let claimed = try claim()
+                next = claimed.batch
                 next?.deliverInBackground(with: deliverer)
-                backlogLow = (next?.claimed.count ?? 0) < configuration.batchSize
+                if let left = claimed.fanOutsLeft { fanOutsLeft = left }
             } catch {
                 logger.error("outbox claim or fan-out step failed", metadata: ["error": "\(error)"])
                 claimFailed = true
-                backlogLow = true
             }
             if let previous = inFlight {
                 finishLogging(previous)

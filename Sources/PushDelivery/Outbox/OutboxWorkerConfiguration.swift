@@ -25,10 +25,6 @@ public struct OutboxWorkerConfiguration: Sendable {
     /// nodes delivering from one database, and the same across restarts of one node.
     public var nodeID: String
     public var retry: RetryPolicy
-    /// Subscriptions one step of a publish still being queued reads (`continueFanOuts`). The
-    /// worker takes a step when its last claim came back short of a batch, so that the queued
-    /// backlog stays within about a step of what it can deliver.
-    public var fanOutStep: Int
 
     /// Claims a starting worker takes back: those a predecessor died holding.
     public enum ClaimRelease: Sendable, Equatable {
@@ -46,7 +42,7 @@ public struct OutboxWorkerConfiguration: Sendable {
         batchSize: Int = 1_000, leaseMilliseconds: Int64 = 60_000, idlePollMilliseconds: Int64 = 5_000,
         errorPauseMilliseconds: Int64 = 1_000, deliveryLogLimit: Int = 10_000,
         housekeepingIntervalMilliseconds: Int64 = 60_000, releaseClaimsOnStart: ClaimRelease = .everyNode,
-        nodeID: String = "local", retry: RetryPolicy = RetryPolicy(), fanOutStep: Int = FanOutStep.subscriptions
+        nodeID: String = "local", retry: RetryPolicy = RetryPolicy()
     ) {
         self.batchSize = max(batchSize, 1)
         self.leaseMilliseconds = max(leaseMilliseconds, 1)
@@ -57,6 +53,5 @@ public struct OutboxWorkerConfiguration: Sendable {
         self.releaseClaimsOnStart = releaseClaimsOnStart
         self.nodeID = nodeID
         self.retry = retry
-        self.fanOutStep = max(fanOutStep, 1)
     }
 }

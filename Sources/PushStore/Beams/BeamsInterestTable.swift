@@ -39,16 +39,20 @@ enum BeamsInterestTable {
     private static let enqueueLastStepSQL = enqueueStep(range: "i.client_id > ?4 AND ?5 IS NULL")
 
     // PostgreSQL runs the same two statements inside a function that pins their plan to index
-    // probes from the step's range (migration 0015): planned on their own, they started from
-    // every client of the instance on every step.
+    // probes from the step's range (migrations 0015, 0017): planned on their own, they started
+    // from every client of the instance on every step.
     private static let enqueueStepFunctionSQL = """
-        SELECT pushgate_enqueue_fanout_step(?1, ?2, ?3, ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb))
+        SELECT id FROM pushgate_enqueue_fanout_step(
+            ?1, ?2, ?3, ?4, ?5, CAST(?6 AS jsonb), CAST(?7 AS jsonb), CAST(?8 AS bigint), CAST(?9 AS text)) AS s(id)
         """
 
+    // ?8 and ?9: the lease's end and the node when the rows are claimed as they are queued
+    // (an attempt counted and due at the lease's end, as a claim leaves them), NULL for rows
+    // due at once for anyone to claim.
     private static func enqueueStep(range: String) -> String {
         """
-        INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at)
-        SELECT ?1, c.device_id, ?2, ?2
+        INSERT INTO outbox (payload_id, device_id, attempts, next_attempt_at, claimed_until, claimed_by, created_at)
+        SELECT ?1, c.device_id, CASE WHEN ?9 IS NULL THEN 0 ELSE 1 END, coalesce(?8, ?2), ?8, ?9, ?2
         FROM beams_interests AS i JOIN beams_clients AS c ON c.id = i.client_id
         WHERE i.interest = ?3 AND \(range)
             AND c.app_id IN (SELECT value FROM json_each(?6))
@@ -59,6 +63,7 @@ enum BeamsInterestTable {
                 SELECT 1 FROM beams_clients AS o JOIN beams_interests AS s ON s.client_id = o.id
                 WHERE o.device_id = c.device_id AND o.id <> c.id
                     AND ((s.interest = ?3 AND o.id < c.id) OR s.interest IN (SELECT value FROM json_each(?7))))
+        RETURNING id
         """
     }
 
@@ -107,19 +112,19 @@ enum BeamsInterestTable {
         }
     }
 
-    /// Queues payload `payloadID`, due at `now` (ms), for each device of the apps (a JSON
-    /// array of app ids) whose client subscribed `interest` with a client id after `after`
-    /// and up to `through` (nil: to the end), unless the device comes earlier in the
-    /// fan-out: through `earlierInterests` (a JSON array), or through a client with a smaller
-    /// id; returns how many rows it queued.
+    /// Queues payload `payloadID` for each device of the apps (a JSON array of app ids) whose
+    /// client subscribed `interest` with a client id after `after` and up to `through` (nil:
+    /// to the end), unless the device comes earlier in the fan-out: through
+    /// `earlierInterests` (a JSON array), or through a client with a smaller id. The rows are
+    /// due at `now` (ms), or, with `claim`, leased to its node until its end as `claimDue`
+    /// leaves a row. Returns the ids of the rows it queued.
     static func enqueueStep<Connection: SQLConnection>(
         payloadID: Int64, interest: String, after: String, through: String?, appIDsJSON: String,
-        earlierInterests: String, now: Int64, in database: Connection
-    ) throws -> Int {
-        // PostgreSQL's function answers how many it queued; SQLite's INSERT counts its changes.
-        let function = Connection.engine == .postgresql
-        let sql = function ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
-        let queued = try database.withStatement(sql) { row -> Int? in
+        earlierInterests: String, now: Int64, claim: OutboxLease?, in database: Connection
+    ) throws -> [Int64] {
+        let sql =
+            Connection.engine == .postgresql ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
+        return try database.withStatement(sql) { row in
             try row.bind(payloadID, at: 1)
             try row.bind(now, at: 2)
             try row.bind(interest, at: 3)
@@ -127,12 +132,11 @@ enum BeamsInterestTable {
             try row.bind(through, at: 5)
             try row.bind(appIDsJSON, at: 6)
             try row.bind(earlierInterests, at: 7)
-            guard function else {
-                try row.run()
-                return nil
-            }
-            return try row.step() ? Int(row.int64(0)) : 0
+            try row.bind(claim?.until, at: 8)
+            try row.bind(claim?.node, at: 9)
+            var ids: [Int64] = []
+            while try row.step() { ids.append(row.int64(0)) }
+            return ids
         }
-        return queued ?? database.changes
     }
 }

@@ -59,6 +59,20 @@ enum OutboxTable {
         FROM claimed AS c JOIN devices AS d ON d.id = c.device_id
         ORDER BY c.due_at, c.id
         """
+    // The rows a fan-out step claimed as it queued them, read as a claim reads its rows:
+    // SQLite a probe per row, PostgreSQL the list at once.
+    private static let claimedSQL = EngineSQL(
+        sqlite: """
+            SELECT o.id, o.payload_id, o.attempts - 1, o.device_id, d.app_id, d.token, d.sandbox, d.apns_topic
+            FROM outbox AS o JOIN devices AS d ON d.id = o.device_id
+            WHERE o.id = ?1
+            """,
+        postgresql: """
+            SELECT o.id, o.payload_id, o.attempts - 1, o.device_id, d.app_id, d.token, d.sandbox, d.apns_topic
+            FROM outbox AS o JOIN devices AS d ON d.id = o.device_id
+            WHERE o.id = ANY(?1)
+            ORDER BY o.id
+            """)
     // The lease end doubles as the next due time: a row whose worker dies comes back by
     // itself (see 0002_outbox.sql).
     private static let claimSQL = """
@@ -211,7 +225,27 @@ enum OutboxTable {
         }
     }
 
-    /// The rows of `dueSQL` or `claimDueSQL`, which select the same columns.
+    /// The rows `ids` (claimed by the caller's transaction as it queued them), in the order of
+    /// their ids; their `attempts` as before that claim, as `claimDue` answers them.
+    static func claimed<Connection: SQLConnection>(ids: [Int64], in database: Connection) throws -> [DueRow] {
+        guard !ids.isEmpty else { return [] }
+        return try database.withStatement(claimedSQL) { row in
+            guard Connection.engine == .sqlite else {
+                try row.bindList(ids, at: 1)
+                return try dueRows(row, limit: ids.count)
+            }
+            var rows: [DueRow] = []
+            rows.reserveCapacity(ids.count)
+            for id in ids.sorted() {
+                try row.bind(id, at: 1)
+                rows += try dueRows(row, limit: 1)
+                row.rewind()
+            }
+            return rows
+        }
+    }
+
+    /// The rows of `dueSQL`, `claimDueSQL` or `claimedSQL`, which select the same columns.
     private static func dueRows(_ row: some SQLRow, limit: Int) throws -> [DueRow] {
         var rows: [DueRow] = []
         rows.reserveCapacity(limit)

@@ -44,37 +44,44 @@ extension SQLStore {
         // The claim locks what it takes and skips what others hold (see OutboxTable).
         return try lockingWrite { database in
             let rows = try OutboxTable.claimDue(limit: limit, now: now, until: now + lease, node: node, in: database)
-            // A fan-out's rows share one payload: read and decode it once per claim, not per row.
-            var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
-            var deliveries: [OutboxDelivery] = []
-            deliveries.reserveCapacity(rows.count)
-            for row in rows {
-                let payload: OutboxPayloadTable.Payload
-                if let known = payloads[row.payloadID] {
-                    payload = known
-                } else {
-                    // The foreign key promises the row; its absence means a damaged file.
-                    guard let loaded = try OutboxPayloadTable.payload(id: row.payloadID, in: database) else {
-                        throw StoredValueError(
-                            table: "outbox", column: "payload_id", value: "\(row.payloadID)", rowKey: "\(row.id)")
-                    }
-                    payloads[row.payloadID] = loaded
-                    payload = loaded
-                }
-                var apns = payload.apns
-                // A device's own APNs topic (cospace registers its bundle id) unless the
-                // publish named one.
-                if apns?.topic == nil, let topic = row.apnsTopic { apns?.topic = topic }
-                let notification = Notification(
-                    appID: row.appID, token: row.token, deviceID: row.deviceID, sandbox: row.sandbox, apns: apns,
-                    fcm: payload.fcm, web: payload.web)
-                deliveries.append(
-                    OutboxDelivery(
-                        id: row.id, payloadID: row.payloadID, attempts: Int(row.attempts) + 1,
-                        notification: notification, source: payload.source))
-            }
-            return deliveries
+            return try Self.deliveries(of: rows, in: database)
         }
+    }
+
+    /// Claimed rows as the deliverer takes them, each with its publish's payload.
+    private static func deliveries(of rows: [OutboxTable.DueRow], in database: some SQLConnection) throws
+        -> [OutboxDelivery]
+    {
+        // A fan-out's rows share one payload: read and decode it once per claim, not per row.
+        var payloads: [Int64: OutboxPayloadTable.Payload] = [:]
+        var deliveries: [OutboxDelivery] = []
+        deliveries.reserveCapacity(rows.count)
+        for row in rows {
+            let payload: OutboxPayloadTable.Payload
+            if let known = payloads[row.payloadID] {
+                payload = known
+            } else {
+                // The foreign key promises the row; its absence means a damaged file.
+                guard let loaded = try OutboxPayloadTable.payload(id: row.payloadID, in: database) else {
+                    throw StoredValueError(
+                        table: "outbox", column: "payload_id", value: "\(row.payloadID)", rowKey: "\(row.id)")
+                }
+                payloads[row.payloadID] = loaded
+                payload = loaded
+            }
+            var apns = payload.apns
+            // A device's own APNs topic (cospace registers its bundle id) unless the
+            // publish named one.
+            if apns?.topic == nil, let topic = row.apnsTopic { apns?.topic = topic }
+            let notification = Notification(
+                appID: row.appID, token: row.token, deviceID: row.deviceID, sandbox: row.sandbox, apns: apns,
+                fcm: payload.fcm, web: payload.web)
+            deliveries.append(
+                OutboxDelivery(
+                    id: row.id, payloadID: row.payloadID, attempts: Int(row.attempts) + 1,
+                    notification: notification, source: payload.source))
+        }
+        return deliveries
     }
 
     public func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {
@@ -159,21 +166,27 @@ extension SQLStore {
         }
     }
 
-    public func continueFanOuts(limit: Int) throws -> FanOutProgress {
-        let now = nowMilliseconds
+    public func continueFanOuts(limit: Int, now: Int64, lease: Int64, node: String) throws -> FanOutProgress {
+        guard limit > 0 else { return .none }
+        let claim = OutboxLease(until: now + lease, node: node)
         return try write { database in
             guard let fanOut = try InterestFanOutTable.oldest(in: database) else { return .none }
-            let step = try InterestFanOut.step(fanOut, budget: limit, now: now, in: database)
-            if step.queued > 0 { try OutboxTable.announce(in: database) }
-            guard step.finished else {
+            let step = try InterestFanOut.step(fanOut, budget: limit, now: now, claim: claim, in: database)
+            let claimed = try Self.deliveries(of: OutboxTable.claimed(ids: step.queuedIDs, in: database), in: database)
+            let remaining: Bool
+            if step.finished {
+                try InterestFanOutTable.delete(payloadID: fanOut.payloadID, in: database)
+                // Every row of the publish may have been delivered before its last step: the
+                // payload goes now, as the last completion would have taken it.
+                if claimed.isEmpty { try OutboxPayloadTable.deleteIfUnused([fanOut.payloadID], in: database) }
+                remaining = try InterestFanOutTable.any(in: database)
+            } else {
                 try InterestFanOutTable.advance(step.fanOut, in: database)
-                return FanOutProgress(queued: step.queued, remaining: true)
+                remaining = true
             }
-            try InterestFanOutTable.delete(payloadID: fanOut.payloadID, in: database)
-            // Every row of the publish may have been delivered before its last step: the
-            // payload goes now, as the last completion would have taken it.
-            try OutboxPayloadTable.deleteIfUnused([fanOut.payloadID], in: database)
-            return FanOutProgress(queued: step.queued, remaining: try InterestFanOutTable.any(in: database))
+            // The rows are this node's; what other nodes may take is the next step.
+            if remaining { try OutboxTable.announce(in: database) }
+            return FanOutProgress(claimed: claimed, remaining: remaining)
         }
     }
 

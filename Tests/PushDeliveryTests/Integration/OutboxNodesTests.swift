@@ -39,7 +39,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
     /// A node: its store, and a worker delivering through the engine to the mock APNs.
     private func startNode(
         _ node: String, store: any SharedDatabase.NodeStore, idlePoll: Int64 = 200, lease: Int64 = 60_000,
-        batchSize: Int = 50, fanOutStep: Int = FanOutStep.subscriptions
+        batchSize: Int = 50
     ) -> OutboxWorker {
         let router = DeliveryRouter(
             catalog: store, transport: engine,
@@ -52,7 +52,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
             store: store, deliverer: router,
             configuration: OutboxWorkerConfiguration(
                 batchSize: batchSize, leaseMilliseconds: lease, idlePollMilliseconds: idlePoll,
-                releaseClaimsOnStart: .thisNode, nodeID: node, fanOutStep: fanOutStep),
+                releaseClaimsOnStart: .thisNode, nodeID: node),
             logger: Fixtures.logger)
         workers.append(worker)
         worker.start()
@@ -119,10 +119,11 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
         let storeA = try database.makeStore()
         let storeB = try database.makeStore()
         // Polling hourly, and no listener: a worker that slept while a publish was still being
-        // queued would not finish within the test. Steps of 20 rows are two full batches: the
-        // claim after them finds every row in flight, which must not put the worker to sleep.
-        _ = startNode("node-a", store: storeA, idlePoll: 3_600_000, batchSize: 10, fanOutStep: 20)
-        _ = startNode("node-b", store: storeB, idlePoll: 3_600_000, batchSize: 10, fanOutStep: 20)
+        // queued would not finish within the test. Each step fills a batch of 10 with rows
+        // claimed as they are queued, so every claim of due rows after the publish's 20 comes
+        // back empty, which must not put the worker to sleep.
+        _ = startNode("node-a", store: storeA, idlePoll: 3_600_000, batchSize: 10)
+        _ = startNode("node-b", store: storeB, idlePoll: 3_600_000, batchSize: 10)
 
         XCTAssertTrue(
             try waitUntil { try storeB.fanOutsInProgress() == 0 && storeB.pendingCount() == 0 },

@@ -1,0 +1,7 @@
+-- 0017_fanout_steps_claimed: nothing changes in SQLite.
+--
+-- On PostgreSQL this migration lets the function that queues one step of a fan-out (0015)
+-- claim the rows it queues for the worker that runs the step, and answer their ids. SQLite
+-- runs the same INSERT from Swift (BeamsInterestTable), where the claim is two more values
+-- and RETURNING. The migration exists here so that both engines keep the same list of
+-- numbered migrations.
