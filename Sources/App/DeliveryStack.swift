@@ -8,6 +8,8 @@ import PushDelivery
 /// push while the caller waits wrap it in `PruningDeliverer`; the outbox prunes itself.)
 final class DeliveryStack: Sendable {
     let engine: CurlEngine
+    /// What the engine runs with: its time-out per request also bounds pnm2's retry.
+    let engineConfiguration: CurlEngineConfiguration
     let router: DeliveryRouter
     let accessTokens: AccessTokenCache
 
@@ -19,6 +21,7 @@ final class DeliveryStack: Sendable {
         // libcurl's own CPU per transfer bounds one engine thread; a second one on another
         // core adds throughput (figures: docs/performance.md, the delivery rows).
         engineConfiguration.threads = configuration.deliveryThreads
+        self.engineConfiguration = engineConfiguration
         engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
         accessTokens = AccessTokenCache(transport: RefreshCountingTransport(engine, metrics: metrics), logger: logger)
         router = DeliveryRouter(

@@ -16,6 +16,9 @@ struct RouteServices: Sendable {
     /// Wakes the outbox worker after a publish or event queued pushes (otherwise it looks at
     /// its next poll).
     var wakeOutbox: @Sendable () -> Void = {}
+    /// Whether pnm2's one retry still fits before nginx gives up: `serve` sets the attempt's
+    /// longest from the engine it runs.
+    var pnm2RetryBudget = Pnm2RetryBudget.standard
     /// cospace password checks, shared by every responder thread (see VerifiedPasswordCache).
     var cospacePasswords = VerifiedPasswordCache()
     /// Failed cospace logins of the whole process, counted before any hashing.
@@ -55,9 +58,7 @@ enum Routes {
             Pnm2Gateway(
                 apps: store, directory: store,
                 deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
-                budget: Pnm2RetryBudget(
-                    answerWithinSeconds: Pnm2RetryBudget.standard.answerWithinSeconds,
-                    attemptSeconds: CurlEngineConfiguration().requestTimeoutSeconds)),
+                budget: services.pnm2RetryBudget),
             senders: senders)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let beamsDevices = BeamsDeviceAPI(

@@ -130,6 +130,9 @@ struct ServeCommand: ParsableCommand {
         let passwordChecks = Counter(label: "pushgate_password_checks_total", factory: metrics.factory)
         let routeServices = RouteServices(
             configuration: configuration, deliverer: delivery.router, logger: logger, wakeOutbox: { outbox.notify() },
+            pnm2RetryBudget: Pnm2RetryBudget(
+                answerWithinSeconds: Pnm2RetryBudget.standard.answerWithinSeconds,
+                attemptSeconds: delivery.engineConfiguration.requestTimeoutSeconds),
             cospacePasswords: VerifiedPasswordCache(verify: { password, storedHash in
                 passwordChecks.increment()
                 return PasswordHash.verify(password: password, against: storedHash)

@@ -18,9 +18,9 @@ enum OutboxTable {
     // looked it up fails its foreign key, and only that statement is undone. (An INSERT …
     // SELECT FROM devices would look every device up twice, for the SELECT and for the
     // foreign key.) PostgreSQL: one statement for the whole list, a round trip instead of one
-    // per device (100,000 took 16 s row by row); its SELECT skips devices that are gone (a
-    // failed statement would abort the whole transaction there), in the list's order, so
-    // that rows are claimed in the order the publisher gave.
+    // per device; its SELECT skips devices that are gone (a failed statement would abort the
+    // whole transaction there), in the list's order, so that rows are claimed in the order
+    // the publisher gave.
     private static let insertSQL = EngineSQL(
         sqlite: "INSERT INTO outbox (payload_id, device_id, next_attempt_at, created_at) VALUES (?1, ?2, ?3, ?3)",
         postgresql: """
@@ -81,8 +81,8 @@ enum OutboxTable {
         """
     private static let deleteSQL = "DELETE FROM outbox WHERE id = ?"
     // Completing a batch on PostgreSQL is one statement per kind of outcome, not one per row:
-    // there every statement is a round trip to the server (a 100,000-row fan-out took ~90 s
-    // to complete row by row). RETURNING says which rows were still there. SQLite runs in the
+    // there every statement is a round trip to the server, and a fan-out completed row by row
+    // spent its time waiting for them. RETURNING says which rows were still there. SQLite runs in the
     // process, where a prepared statement per row costs microseconds; there a list of several
     // columns stays row by row, since joining json_each lists by their keys is quadratic.
     // A PostgreSQL statement that joins a list with a table also names the list as `id =
