@@ -1,9 +1,10 @@
 import Foundation
 
 /// Remembers recent successful password checks, so that a phone polling `/api/push` does not
-/// cost a 600,000-round PBKDF2 (slow by design, a large part of a core-second) per request. An entry is keyed by the
-/// SHA-256 of user, password and stored hash: a changed password or a new stored hash never
-/// matches an old entry, and the cache holds no password. Failures are never cached.
+/// cost a 600,000-round PBKDF2 (slow by design, a large part of a core-second) per request.
+/// An entry is keyed by the SHA-256 of user, password and stored hash: a changed password or
+/// a new stored hash never matches an old entry, and the cache holds no password. Failures
+/// are never cached.
 public final class VerifiedPasswordCache: @unchecked Sendable {
     // @unchecked: `entries` is only touched under `lock`.
     private let lock = NSLock()

@@ -22,6 +22,21 @@ final class BeamsStoreTests: StoreTestCase {
         try store.addBeamsClient(id: id, appID: app, token: token, reportedToken: token.hex)
     }
 
+    /// Clients c1 … c`count` subscribed to "a", and a publish to "a" ("{}") whose own step
+    /// queues the first two: the rest is left for the worker's steps.
+    func publishToSubscribers(_ count: Int) throws {
+        for number in 1...count {
+            try add("c\(number)", seed: UInt8(number))
+            XCTAssertEqual(
+                try store.setBeamsInterest(clientID: "c\(number)", appKey: "ios-key", interest: "a", subscribed: true),
+                .done)
+        }
+        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
+        XCTAssertEqual(
+            try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
+            QueuedFanOut(queued: 2, continues: true))
+    }
+
     func testAppsAndClientsAreFoundByKeyAndID() throws {
         XCTAssertEqual(
             try store.beamsInstance(appKey: "ios-key"),
@@ -144,16 +159,7 @@ final class BeamsStoreTests: StoreTestCase {
     /// The worker's steps claim what they queue, as `claimDue` would: leased to the node that
     /// took the step, an attempt counted, anyone's again when the lease runs out.
     func testAStepsRowsComeClaimedByTheNodeThatTookIt() throws {
-        for number in 1...5 {
-            try add("c\(number)", seed: UInt8(number))
-            XCTAssertEqual(
-                try store.setBeamsInterest(clientID: "c\(number)", appKey: "ios-key", interest: "a", subscribed: true),
-                .done)
-        }
-        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
-        XCTAssertEqual(
-            try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
-            QueuedFanOut(queued: 2, continues: true))
+        try publishToSubscribers(5)
         XCTAssertEqual(try store.claims(), [], "the publish's own step is due for anyone")
 
         // The store's clock, in ms: the publish's rows are due from then.
@@ -180,16 +186,7 @@ final class BeamsStoreTests: StoreTestCase {
     /// The cursor is the store's: a store opened afresh (a restarted node) goes on where the
     /// last committed step left off.
     func testAFanOutGoesOnFromItsCursorInAnotherStore() throws {
-        for number in 1...6 {
-            try add("c\(number)", seed: UInt8(number))
-            XCTAssertEqual(
-                try store.setBeamsInterest(clientID: "c\(number)", appKey: "ios-key", interest: "a", subscribed: true),
-                .done)
-        }
-        let message = OutboxMessage(source: "beams:publish", apns: APNsMessage(payload: Array("{}".utf8)))
-        XCTAssertEqual(
-            try store.publishToInterests(appIDs: [app], interests: ["a"], message: message, firstStep: 2),
-            QueuedFanOut(queued: 2, continues: true))
+        try publishToSubscribers(6)
         let restarted = try makeStore()
         let first = try restarted.continueFanOuts(limit: 3, now: 1_000, lease: 60_000, node: "n1")
         XCTAssertEqual(first.claimed.count, 3)

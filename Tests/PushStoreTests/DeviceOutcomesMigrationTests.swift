@@ -44,8 +44,8 @@ final class DeviceOutcomesMigrationTests: StoreTestCase {
             database = sqlite
         }
 
-        let moved = try database.withStatement("SELECT device_id, outcome, at FROM device_outcomes ORDER BY device_id") {
-            row in
+        let movedSQL = "SELECT device_id, outcome, at FROM device_outcomes ORDER BY device_id"
+        let moved = try database.withStatement(movedSQL) { row in
             var rows: [String] = []
             while try row.step() { rows.append("\(row.int64(0)) \(row.string(1) ?? "-") \(row.int64(2))") }
             return rows

@@ -123,7 +123,8 @@ enum BeamsInterestTable {
         earlierInterests: String, now: Int64, claim: OutboxLease?, in database: Connection
     ) throws -> [Int64] {
         let sql =
-            Connection.engine == .postgresql ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
+            Connection.engine == .postgresql
+            ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
         return try database.withStatement(sql) { row in
             try row.bind(payloadID, at: 1)
             try row.bind(now, at: 2)

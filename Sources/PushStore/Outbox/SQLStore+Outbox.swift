@@ -178,7 +178,7 @@ extension SQLStore {
                 try InterestFanOutTable.delete(payloadID: fanOut.payloadID, in: database)
                 // Every row of the publish may have been delivered before its last step: the
                 // payload goes now, as the last completion would have taken it.
-                if claimed.isEmpty { try OutboxPayloadTable.deleteIfUnused([fanOut.payloadID], in: database) }
+                try OutboxPayloadTable.deleteIfUnused([fanOut.payloadID], in: database)
                 remaining = try InterestFanOutTable.any(in: database)
             } else {
                 try InterestFanOutTable.advance(step.fanOut, in: database)
