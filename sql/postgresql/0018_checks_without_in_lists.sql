@@ -1,0 +1,6 @@
+-- 0018_checks_without_in_lists: nothing to change on PostgreSQL. (The twin of
+-- sql/0018_checks_without_in_lists.sql, which rewrites SQLite's CHECKs of `devices` and
+-- `delivery_log` from IN lists to comparisons, because SQLite builds a temporary index of
+-- such a list for every row it inserts. PostgreSQL evaluates `x IN (…)` as `x = ANY(…)`
+-- over a constant array, with no such cost; its constraints stay as they are and mean the
+-- same.)
