@@ -20,6 +20,26 @@ final class DeviceDeliveryRecordTests: OutboxTestCase {
         XCTAssertEqual(devices[ids[1]]?.updatedAt, devices[ids[0]]?.updatedAt, "not a re-registration")
     }
 
+    /// A batch's outcomes are written a summary at a time on SQLite: whatever the grouping,
+    /// each device ends with the last summary listed for it and the batch's time, over an
+    /// outcome it had before.
+    func testADeviceListedTwiceKeepsItsLastOutcome() throws {
+        let store = try makeStore()
+        let ids = try makeDevices(store, count: 3)
+        try store.recordOutcomes(ids.map { ($0, "delivered") }, now: 40)
+        try store.recordOutcomes(
+            [
+                (ids[0], "given up: BadTopic"), (ids[1], "delivered"), (ids[0], "delivered"),
+                (ids[2], "delivered"), (ids[1], "not delivered, retrying: TooManyRequests"),
+            ], now: 42)
+        let devices = Dictionary(uniqueKeysWithValues: try store.devices().map { ($0.id, $0) })
+        XCTAssertEqual(devices[ids[0]]?.lastOutcome, "delivered")
+        XCTAssertEqual(devices[ids[1]]?.lastOutcome, "not delivered, retrying: TooManyRequests")
+        XCTAssertEqual(devices[ids[2]]?.lastOutcome, "delivered")
+        XCTAssertEqual(ids.map { devices[$0]?.lastOutcomeAt }, [42, 42, 42])
+        XCTAssertEqual(try count("device_outcomes", in: try openDatabase()), 3)
+    }
+
     func testTheOutboxRecordsEachOutcomeOnItsDevice() throws {
         let store = try makeStore()
         let ids = try makeDevices(store, count: 4)

@@ -6,19 +6,24 @@ extension DeviceTable {
     // An outcome is written only for a device that exists (the join): PostgreSQL's table has
     // no foreign key to refuse one for a device deleted meanwhile (migration 0016), and on
     // SQLite the foreign key would fail the whole batch instead of skipping that device.
-    private static let recordOutcomeSQL = """
-        INSERT INTO device_outcomes (device_id, outcome, at) SELECT id, ?2, ?3 FROM devices WHERE id = ?1
-        ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
-        """
-    // PostgreSQL: a batch in one statement (see OutboxTable's completion, also for why the
-    // list is named twice: without `= ANY`, a connection's first plans scanned every device
-    // for each batch); SQLite row by row.
-    private static let recordOutcomesSQL = """
-        INSERT INTO device_outcomes (device_id, outcome, at)
-        SELECT d.id, v.summary, ?3 FROM unnest(?1, ?2) AS v(id, summary) JOIN devices AS d ON d.id = v.id
-        WHERE d.id = ANY(?1)
-        ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
-        """
+    // A batch is one statement per engine (see OutboxTable's completion, also for why
+    // PostgreSQL's list is named twice: without `= ANY`, a connection's first plans scanned
+    // every device for each batch). SQLite's takes the devices of one summary as a JSON list
+    // and runs once per distinct summary: a fan-out's batch is nearly all "delivered", and a
+    // statement per device cost about four times as much per row. (`WHERE true` is SQLite's
+    // rule for an upsert from a join.)
+    private static let recordOutcomesSQL = EngineSQL(
+        sqlite: """
+            INSERT INTO device_outcomes (device_id, outcome, at)
+            SELECT d.id, ?2, ?3 FROM json_each(?1) AS v JOIN devices AS d ON d.id = v.value WHERE true
+            ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
+            """,
+        postgresql: """
+            INSERT INTO device_outcomes (device_id, outcome, at)
+            SELECT d.id, v.summary, ?3 FROM unnest(?1, ?2) AS v(id, summary) JOIN devices AS d ON d.id = v.id
+            WHERE d.id = ANY(?1)
+            ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
+            """)
     private static let setSandboxSQL = "UPDATE devices SET sandbox = ?2 WHERE id = ?1"
 
     /// A whole upstream error body is not for an outcome: its first 200 characters.
@@ -27,34 +32,36 @@ extension DeviceTable {
         summary.utf8.count <= 200 ? summary : String(summary.prefix(200))
     }
 
-    /// Each device's last outcome at `now` (unix seconds): on PostgreSQL in one statement for
-    /// the batch, on SQLite a statement per device; a device listed twice keeps its last summary.
+    /// Each device's last outcome at `now` (unix seconds), in one statement for the batch (on
+    /// SQLite one per distinct summary); a device listed twice keeps its last summary.
     static func recordOutcomes<Connection: SQLConnection>(
         _ outcomes: [(deviceID: Int64, summary: String)], now: Int64, in database: Connection
     ) throws {
-        guard Connection.engine == .postgresql else {
-            guard !outcomes.isEmpty else { return }
-            // One statement for the batch, run per device in order; the summary ("delivered"
-            // for nearly every push of a fan-out) is bound again only when it changes.
-            try database.withStatement(recordOutcomeSQL) { statement in
-                try statement.bind(now, at: 3)
-                var previous: String?
-                for (deviceID, summary) in outcomes {
-                    try statement.bind(deviceID, at: 1)
-                    if summary != previous { try statement.bind(bounded(summary), at: 2) }
-                    try statement.run()
-                    statement.rewind()
-                    previous = summary
-                }
-            }
-            return
-        }
         var last: [Int64: String] = [:]
         var order: [Int64] = []
         for (deviceID, summary) in outcomes {
             if last.updateValue(bounded(summary), forKey: deviceID) == nil { order.append(deviceID) }
         }
         guard !order.isEmpty else { return }
+        guard Connection.engine == .postgresql else {
+            var devicesBySummary: [String: [Int64]] = [:]
+            var summaries: [String] = []
+            for deviceID in order {
+                let summary = last[deviceID]!
+                if devicesBySummary[summary] == nil { summaries.append(summary) }
+                devicesBySummary[summary, default: []].append(deviceID)
+            }
+            try database.withStatement(recordOutcomesSQL) { statement in
+                try statement.bind(now, at: 3)
+                for summary in summaries {
+                    try statement.bindList(devicesBySummary[summary]!, at: 1)
+                    try statement.bind(summary, at: 2)
+                    try statement.run()
+                    statement.rewind()
+                }
+            }
+            return
+        }
         try database.withStatement(recordOutcomesSQL) {
             try $0.bindList(order, at: 1)
             try $0.bindList(order.map { last[$0] }, at: 2)
