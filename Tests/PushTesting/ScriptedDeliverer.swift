@@ -62,3 +62,18 @@ public final class ScriptedDeliverer: Deliverer, @unchecked Sendable {
         }
     }
 }
+
+extension ScriptedDeliverer {
+    /// Answers from a thread of its own, as the curl engine answers from its threads: the
+    /// caller returns once the batch is handed on.
+    public func deliver(
+        _ batch: [PushCore.Notification], logger: Logger, home: any HomeThread,
+        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+    ) {
+        let answering = Thread { [self] in
+            let results = deliver(batch)
+            home.resume { completion(results) }
+        }
+        answering.start()
+    }
+}

@@ -6,13 +6,28 @@ struct ConnectionKey: Hashable {
 
     init(_ request: UpstreamRequest) {
         identity = request.clientIdentity
-        let url = request.url
-        // "https://host:port/path" → "https://host:port"; a malformed URL keys as a whole.
-        guard let scheme = url.range(of: "://") else {
-            origin = url[...]
-            return
+        origin = Self.origin(of: request.url)
+    }
+
+    /// "https://host:port/path" → "https://host:port"; a malformed URL (no "://") keys as a
+    /// whole. Scanned as UTF-8 bytes, since every push makes a key: String's `range(of:)` and
+    /// `firstIndex(where:)` over characters cost a fan-out about 2% of serve's CPU.
+    static func origin(of url: String) -> Substring {
+        let bytes = url.utf8
+        var index = bytes.startIndex
+        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let afterScheme = bytes[colon...].dropFirst()
+            guard afterScheme.starts(with: "//".utf8) else {
+                index = bytes.index(after: colon)
+                continue
+            }
+            let host = bytes.index(colon, offsetBy: 3)
+            let end =
+                bytes[host...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                } ?? bytes.endIndex
+            return url[..<end]
         }
-        let rest = url[scheme.upperBound...]
-        origin = url[..<(rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? url.endIndex)]
+        return url[...]
     }
 }

@@ -157,7 +157,7 @@ public final class OutboxWorker: @unchecked Sendable {
             do {
                 let claimed = try claim()
                 next = claimed.batch
-                next?.deliverInBackground(with: deliverer)
+                next?.deliverInBackground(with: deliverer, logger: logger)
                 if let left = claimed.fanOutsLeft { fanOutsLeft = left }
             } catch {
                 logger.error("outbox claim or fan-out step failed", metadata: ["error": "\(error)"])
