@@ -39,6 +39,22 @@ final class SenderAuthorizationTests: XCTestCase {
         XCTAssertEqual(gate.authorize(request("Token pgk_secret")).status, 401)
     }
 
+    /// An authorized send reads the keys once; only a refusal or a loopback caller without
+    /// keys asks whether any key exists.
+    func testAValidKeyIsOneRead() throws {
+        try keys.addSenderKey(name: "pbx1", digest: String("pgk_secret".reversed()))
+        var before = keys.reads
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret", from: "192.0.2.7")).status, 200)
+        XCTAssertEqual(keys.reads - before, 1)
+        before = keys.reads
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_wrong", from: "192.0.2.7")).status, 401)
+        XCTAssertEqual(keys.reads - before, 2)
+        _ = try keys.revokeSenderKey(name: "pbx1")
+        // The revoked key is no key at all: without any, a remote caller is refused as before.
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret", from: "192.0.2.7")).status, 403)
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret")), .allowed(.loopback))
+    }
+
     func testAStoreFailureIsNotAnAnswerAboutTheKey() {
         keys.failing = true
         XCTAssertEqual(gate.authorize(request()).status, 500)

@@ -10,6 +10,7 @@ public final class InMemorySenderKeys: SenderKeyStore, @unchecked Sendable {
     private let lock = NSLock()
     private var keys: [String: SenderKey] = [:]
     private var failingReads = false
+    private var readCount = 0
 
     public init() {}
 
@@ -18,6 +19,9 @@ public final class InMemorySenderKeys: SenderKeyStore, @unchecked Sendable {
         get { lock.withLock { keys.mapValues(\.name) } }
         set { lock.withLock { keys = newValue.mapValues { SenderKey(name: $0, createdAt: 0, revokedAt: nil) } } }
     }
+
+    /// Reads of the keys so far (each a store read, on PostgreSQL a round trip).
+    public var reads: Int { lock.withLock { readCount } }
 
     public var failing: Bool {
         get { lock.withLock { failingReads } }
@@ -54,6 +58,7 @@ public final class InMemorySenderKeys: SenderKeyStore, @unchecked Sendable {
 
     private func read<T>(_ body: () -> T) throws -> T {
         try lock.withLock {
+            readCount += 1
             if failingReads { throw Unavailable() }
             return body()
         }
