@@ -44,17 +44,11 @@ extension DeviceTable {
         }
         guard !order.isEmpty else { return }
         guard Connection.engine == .postgresql else {
-            var devicesBySummary: [String: [Int64]] = [:]
-            var summaries: [String] = []
-            for deviceID in order {
-                let summary = last[deviceID]!
-                if devicesBySummary[summary] == nil { summaries.append(summary) }
-                devicesBySummary[summary, default: []].append(deviceID)
-            }
+            // Each device is in one group, with its last summary: the groups' order is free.
             try database.withStatement(recordOutcomesSQL) { statement in
                 try statement.bind(now, at: 3)
-                for summary in summaries {
-                    try statement.bindList(devicesBySummary[summary]!, at: 1)
+                for (summary, devices) in Dictionary(grouping: last, by: \.value) {
+                    try statement.bindList(devices.map(\.key), at: 1)
                     try statement.bind(summary, at: 2)
                     try statement.run()
                     statement.rewind()
