@@ -11,12 +11,6 @@ struct PostgreSQLBackend: StoreBackend {
     var databaseFile: String? { nil }
     var isSharedByNodes: Bool { true }
 
-    /// serve's responder threads when the operator sets none. A node writes one report batch
-    /// at a time and each report waits on its thread for it, so the threads bound the batch:
-    /// 48 made batches of ~22 reports instead of ~12 and gave about a fifth more reports a
-    /// second than 24 (docs/performance.md); the threads share the pool, not a connection each.
-    static let responderThreads = 48
-
     func migrate() throws -> [String] {
         try store.migrate()
     }
