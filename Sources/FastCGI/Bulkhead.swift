@@ -11,8 +11,9 @@ import PushCore
 ///
 /// A job may also park (see `Home`): its thread goes on to other jobs while the job waits on
 /// something outside, and what it does next is resumed to that same thread. Parked jobs are
-/// bounded by count and by weight: while either bound is reached, no new job starts, so new
-/// ones wait in the queue (and are refused past its bounds) instead of piling up.
+/// bounded by count (running ones count too, as they may park) and by weight: while either
+/// bound is reached, no new job starts, so new ones wait in the queue (and are refused past
+/// its bounds) instead of piling up.
 ///
 /// Knows nothing of FastCGI; `Lane` gives it accepted requests as jobs.
 final class Bulkhead<Job>: @unchecked Sendable {
@@ -53,7 +54,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
         var threads: Int
         var queueLimit: Int
         var queueWaitSeconds: Double
-        /// Jobs parked at once.
+        /// Jobs parked or running (and so perhaps about to park) at once.
         var parkedLimit: Int = .max
         /// The parked jobs' summed weight (a job's own weight may take it past this).
         var parkedWeightLimit: Int = .max
@@ -293,8 +294,11 @@ final class Bulkhead<Job>: @unchecked Sendable {
         hasRoomToPark ? running + (queue.count - head) - limits.threads : queue.count - head
     }
 
+    /// A running job has not parked yet but may: it counts against the count bound as a
+    /// claimed one does, or threads taking jobs at once would all start while none had parked
+    /// and pass the bound together (a job parked from `run` counts twice until `run` returns).
     private var hasRoomToPark: Bool {
-        parked + claimed < limits.parkedLimit && parkedWeight < limits.parkedWeightLimit
+        parked + claimed + running < limits.parkedLimit && parkedWeight < limits.parkedWeightLimit
     }
 
     /// Wakes an idle thread when one may start a job, under the lock; false when none did.

@@ -259,12 +259,8 @@ final class BulkheadTests: XCTestCase {
     func testAtTheParkedBoundJobsWaitUntilAParkedOneIsDone() {
         let parking = Parking()
         let bulkhead = parkingBulkhead(threads: 3, parked: 2, parking)
-        // One at a time: jobs that start together are all let in while none has parked yet.
-        for job in 1...2 {
-            bulkhead.submit(job)
-            parking.waitUntil("job \(job) parked") { $0.homes.count == job }
-        }
-        bulkhead.submit(3)
+        for job in 1...3 { bulkhead.submit(job) }
+        parking.waitUntil("two jobs parked") { $0.homes.count == 2 }
         // A thread is free, but the bound keeps the third job in the queue.
         XCTAssertEqual(bulkhead.load.parked, 2)
         XCTAssertEqual(bulkhead.load.queued, 1)
@@ -277,6 +273,37 @@ final class BulkheadTests: XCTestCase {
         parking.waitUntil("every job's rest ran") { $0.resumedOnItsThread.count == 3 }
         XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
         XCTAssertEqual(bulkhead.load.parked, 0)
+    }
+
+    func testJobsThatStartedButHaveNotParkedYetCountAgainstTheParkedBound() {
+        let recorder = Recorder()
+        let parking = Parking()
+        let bulkhead = Bulkhead<Int>(
+            name: "upstream",
+            limits: .init(threads: 3, queueLimit: 10, queueWaitSeconds: 600, parkedLimit: 2),
+            logger: Logger(label: "test"),
+            run: { job, home in
+                recorder.run(job)  // held at the gate before it parks
+                parking.park(job, home: home)
+            }, refuse: { job, _ in XCTFail("job \(job) refused") })
+        bulkhead.start()
+        bulkhead.submit(1)
+        bulkhead.submit(2)
+        recorder.waitUntil("two jobs started") { $0.startedJobs.count == 2 }
+        // Neither has parked, and a thread is free: still, both may park, which is the bound.
+        XCTAssertEqual(bulkhead.load.parked, 0)
+        XCTAssertEqual(bulkhead.submit(3), .waits(ahead: 0))
+        XCTAssertNil(bulkhead.homeForCaller(), "two jobs about to park are at the bound")
+
+        recorder.openGate()
+        parking.waitUntil("both parked") { $0.homes.count == 2 }
+        XCTAssertEqual(bulkhead.load.queued, 1, "the bound holds once they have parked")
+        parking.resume(1)
+        parking.waitUntil("the third job parked once the first was done") { $0.homes[3] != nil }
+        for job in [2, 3] { parking.resume(job) }
+        parking.waitUntil("every job's rest ran") { $0.resumedOnItsThread.count == 3 }
+        XCTAssertTrue(bulkhead.stop(timeoutSeconds: 60))
+        XCTAssertEqual(recorder.snapshot.started.sorted(), [1, 2, 3])
     }
 
     func testResumedWorkRunsOnTheThreadThatParkedItWhoeverResumesIt() {
