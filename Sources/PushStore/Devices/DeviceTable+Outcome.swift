@@ -11,7 +11,9 @@ extension DeviceTable {
     // every device for each batch). SQLite's takes the devices of one summary as a JSON list
     // and runs once per distinct summary: a fan-out's batch is nearly all "delivered", and a
     // statement per device cost about four times as much per row. (`WHERE true` is SQLite's
-    // rule for an upsert from a join.)
+    // rule for an upsert from a join.) PostgreSQL's rows are locked in device order: two nodes
+    // delivering different publishes to the same devices would otherwise take the rows' locks
+    // in their batches' orders and could deadlock (and run the batch again).
     private static let recordOutcomesSQL = EngineSQL(
         sqlite: """
             INSERT INTO device_outcomes (device_id, outcome, at)
@@ -22,6 +24,7 @@ extension DeviceTable {
             INSERT INTO device_outcomes (device_id, outcome, at)
             SELECT d.id, v.summary, ?3 FROM unnest(?1, ?2) AS v(id, summary) JOIN devices AS d ON d.id = v.id
             WHERE d.id = ANY(?1)
+            ORDER BY d.id
             ON CONFLICT (device_id) DO UPDATE SET outcome = excluded.outcome, at = excluded.at
             """)
     private static let setSandboxSQL = "UPDATE devices SET sandbox = ?2 WHERE id = ?1"
