@@ -216,6 +216,22 @@ public struct Configuration: Sendable {
         "PUSHGATE_SQL_DIR": "the schema migrations are built into pushgate"
     ]
 
+    /// Variables the repository's scripts read (`scripts/run`, `scripts/install`,
+    /// `scripts/render-nginx`, the bench and the tests), which the processes those scripts start
+    /// inherit: not pushgate's settings, and not typos of them, so they draw no warning. An
+    /// operator who runs `PUSHGATE_NGINX_USER=www-data scripts/run` was told that serve ignored
+    /// a variable it was never meant to read.
+    static let scriptVariables: Set<String> = [
+        "PUSHGATE_CONFIG", "PUSHGATE_BIN", "PUSHGATE_BINARY", "PUSHGATE_MOCK_BIN", "PUSHGATE_DEMO_DIR",
+        "PUSHGATE_RESPONDERS", "PUSHGATE_TEST_DATABASE_URL",
+    ]
+    /// Prefixes of such variables: render-nginx's knobs and the bench's own.
+    static let scriptVariablePrefixes = ["PUSHGATE_NGINX_", "PUSHGATE_BENCH_"]
+
+    static func isScriptVariable(_ name: String) -> Bool {
+        scriptVariables.contains(name) || scriptVariablePrefixes.contains { name.hasPrefix($0) }
+    }
+
     /// The file's keys, then the environment's `PUSHGATE_*` variables over them. Unknown keys
     /// are returned as warnings; a value of the wrong type is an error naming the key.
     public static func load(
@@ -241,7 +257,7 @@ public struct Configuration: Sendable {
                 continue
             }
             guard let setting = known[name] else {
-                if name != "PUSHGATE_CONFIG" { warnings.append("unknown environment variable \(name) ignored") }
+                if !isScriptVariable(name) { warnings.append("unknown environment variable \(name) ignored") }
                 continue
             }
             try setting.apply(&configuration, value)

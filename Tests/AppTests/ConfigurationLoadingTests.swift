@@ -59,6 +59,26 @@ final class ConfigurationLoadingTests: XCTestCase {
             ])
     }
 
+    func testTheScriptsOwnVariablesDrawNoWarningButTheirNeighboursDo() throws {
+        let environment = [
+            "PUSHGATE_NGINX_USER": "www-data", "PUSHGATE_NGINX_WORKERS": "2", "PUSHGATE_RESPONDERS": "2",
+            "PUSHGATE_BIN": "/usr/local/bin/pushgate", "PUSHGATE_BENCH_RECORD": "/tmp/r.json",
+            "PUSHGATE_CONFIG": "/etc/pushgate/pushgate.conf",
+            // One letter off a script's variable, or under no script's prefix: a typo as any other.
+            "PUSHGATE_RESPONDER": "2", "PUSHGATE_NGINX": "x",
+        ]
+        let (_, warnings) = try Configuration.load(file: nil, environment: environment)
+        XCTAssertEqual(
+            warnings,
+            [
+                "unknown environment variable PUSHGATE_NGINX ignored",
+                "unknown environment variable PUSHGATE_RESPONDER ignored",
+            ])
+        for setting in Configuration.settings {
+            XCTAssertFalse(Configuration.isScriptVariable(setting.name), "\(setting.name) is a setting")
+        }
+    }
+
     func testAWrongValueStopsLoadingAndNamesTheKey() {
         let cases: [(String, String)] = [
             ("PUSHGATE_THREADS", "lots"),
