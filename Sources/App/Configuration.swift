@@ -24,10 +24,15 @@ public struct Configuration: Sendable {
     /// The group the socket is given, a name or a number: one nginx's workers are in. nil
     /// keeps serve's own group (systemd's `Group=`; with scripts/run, the user's).
     public var socketGroup: String? = nil
-    /// 24: requests parse while the group-commit writer's batch runs, so more threads put
-    /// more of them in the next batch (less WAL per report); beyond 24 the Token Reporter
-    /// benchmark gave no more (docs/performance.md, and the CHANGELOG for the counts tried).
-    public var threads = 24
+    /// FastCGI responder threads: `PUSHGATE_THREADS`, else what suits the database's engine
+    /// (`StoreSettings.defaultResponderThreads`: a report waits on its thread for its batch's
+    /// commit, so the threads bound a batch, and the engines batch differently).
+    public var threads: Int {
+        get { threadsSet ?? StoreSettings.defaultResponderThreads(serverURL: databaseURL) }
+        set { threadsSet = newValue }
+    }
+    /// `threads` as set; nil: the database's default.
+    private var threadsSet: Int?
     public var maxBodyBytes = 1_048_576
     /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own
     /// apart from `threads`, so that however slow the upstream, the responder threads stay free
@@ -154,7 +159,7 @@ public struct Configuration: Sendable {
                 config.socketGroup = value
             },
             show: { $0.socketGroup }),
-        .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once (each with its own database connection)", \.threads, 1...512),
+        .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once; unset: 24 on SQLite, 64 on PostgreSQL", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, apart from PUSHGATE_THREADS; a send waiting on APNs/FCM is parked and holds none", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue; 0: what the delivery engine carries at once", \.upstreamLaneParkedPushes, 0...10_000_000),

@@ -29,6 +29,22 @@ final class ConfigurationLoadingTests: XCTestCase {
         XCTAssertEqual(set.parkedPushLimit, 40000, "a bound set is the bound")
     }
 
+    func testResponderThreadsDefaultByDatabaseUnlessSet() throws {
+        let sqlite = try Configuration.load(file: nil, environment: [:]).0
+        XCTAssertEqual(sqlite.threads, 24)
+        let postgresql = try Configuration.load(
+            file: nil, environment: ["PUSHGATE_DATABASE_URL": "postgresql://pushgate@db.example/pushgate"]
+        ).0
+        XCTAssertEqual(postgresql.threads, 64, "a node's report batches are bounded by its threads")
+        let set = try Configuration.load(
+            file: try file("PUSHGATE_THREADS = 16\n"),
+            environment: ["PUSHGATE_DATABASE_URL": "postgresql://pushgate@db.example/pushgate"]
+        ).0
+        XCTAssertEqual(set.threads, 16, "a count set is the count, whatever the database")
+        let emptyURL = try Configuration.load(file: nil, environment: ["PUSHGATE_DATABASE_URL": ""]).0
+        XCTAssertEqual(emptyURL.threads, 24, "an empty URL is SQLite")
+    }
+
     func testTheEnvironmentWinsOverTheFile() throws {
         let settings = try file(
             """

@@ -13,6 +13,12 @@ struct SQLiteBackend: StoreBackend {
     /// One file, one host: a starting worker may take back every claim it finds.
     var isSharedByNodes: Bool { false }
 
+    /// serve's responder threads when the operator sets none. A Token Reporter report waits
+    /// on its thread for the group commit, and requests parse while the writer's batch runs,
+    /// so more threads put more reports in the next batch; beyond 24 the report benchmark gave
+    /// no more (docs/performance.md).
+    static let responderThreads = 24
+
     func migrate() throws -> [String] {
         try openFileStore(migrating: false, creating: true).migrate()
     }

@@ -24,6 +24,12 @@ public struct StoreSettings: Sendable {
         self.synchronous = synchronous
     }
 
+    /// serve's responder threads when the operator sets none: what suits the engine that
+    /// `serverURL` (set or not) names.
+    public static func defaultResponderThreads(serverURL: String?) -> Int {
+        serverURL == nil ? SQLiteBackend.responderThreads : PostgreSQLBackend.responderThreads
+    }
+
     /// `serverURL` as messages may show it: the password replaced by `***`.
     public static func redacted(serverURL: String) -> String {
         PostgreSQLConnectionString(serverURL).redacted
