@@ -13,10 +13,9 @@ struct PostgreSQLBackend: StoreBackend {
 
     /// serve's responder threads when the operator sets none. A node writes one report batch
     /// at a time and each report waits on its thread for it, so the threads bound the batch:
-    /// 64, a whole batch (`PostgreSQLStore.maximumReportBatch`), made batches of ~26 reports
-    /// instead of ~12, a quarter less of the server's CPU per report and about a third more
-    /// reports a second than 24 (docs/performance.md); the threads share the pool, not a
-    /// connection each.
+    /// as many as a whole batch (`PostgreSQLStore.maximumReportBatch`), since larger batches
+    /// cost the server less per report (docs/performance.md has the measurements). The
+    /// threads share the pool, not a connection each.
     static let responderThreads = PostgreSQLStore.maximumReportBatch
 
     func migrate() throws -> [String] {
