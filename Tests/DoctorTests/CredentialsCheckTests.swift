@@ -13,6 +13,13 @@ final class CredentialsCheckTests: XCTestCase {
         scratch = try ScratchDirectory()
     }
 
+    // XCTest keeps every test case object to the end of the run: without this, the folder
+    // would outlive the test (and, when the process exits, stay behind in /tmp).
+    override func tearDown() {
+        scratch = nil
+        super.tearDown()
+    }
+
     private func fixture(_ name: String) throws -> String {
         try DoctorFixtures.text(DoctorFixtures.cryptoFixtures.appendingPathComponent(name))
     }

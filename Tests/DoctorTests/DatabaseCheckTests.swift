@@ -12,6 +12,13 @@ final class DatabaseCheckTests: XCTestCase {
         scratch = try ScratchDirectory()
     }
 
+    // XCTest keeps every test case object to the end of the run: without this, the folder
+    // would outlive the test (and, when the process exits, stay behind in /tmp).
+    override func tearDown() {
+        scratch = nil
+        super.tearDown()
+    }
+
     private func check() -> DatabaseCheck.Outcome {
         DatabaseCheck(path: path, migrations: Result { try Migration.builtIn(for: .sqlite) }, busyTimeoutMilliseconds: 1000).run()
     }

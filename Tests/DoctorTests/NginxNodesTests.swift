@@ -11,6 +11,13 @@ final class NginxNodesTests: XCTestCase {
         scratch = try ScratchDirectory()
     }
 
+    // XCTest keeps every test case object to the end of the run: without this, the folder
+    // would outlive the test (and, when the process exits, stay behind in /tmp).
+    override func tearDown() {
+        scratch = nil
+        super.tearDown()
+    }
+
     private func renderNginx(nodes: String?, socket: String) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")

@@ -12,6 +12,13 @@ final class SecretFileModeTests: XCTestCase {
         scratch = try ScratchDirectory()
     }
 
+    // XCTest keeps every test case object to the end of the run: without this, the folder
+    // would outlive the test (and, when the process exits, stay behind in /tmp).
+    override func tearDown() {
+        scratch = nil
+        super.tearDown()
+    }
+
     private func mode(_ file: String) throws -> mode_t {
         var info = stat()
         guard stat(file, &info) == 0 else { throw CocoaError(.fileNoSuchFile) }

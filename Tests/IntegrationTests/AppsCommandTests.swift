@@ -10,6 +10,11 @@ final class AppsCommandTests: XCTestCase {
         pushgate = try PushgateInstance()
     }
 
+    override func tearDown() {
+        pushgate = nil
+        super.tearDown()
+    }
+
     private func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
     private func addAPNs(_ extra: [String] = [], key: String = "AuthKey_TEST123456.p8") throws -> PushgateInstance.Output {

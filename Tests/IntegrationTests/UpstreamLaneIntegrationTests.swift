@@ -27,7 +27,10 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
 
     override func tearDown() {
         pushgate?.stop()
+        pushgate = nil
         fcm?.shutdown()
+        fcm = nil
+        super.tearDown()
     }
 
     /// pushgate with 4 responder threads and the given lane settings, and an FCM app.
