@@ -5,20 +5,8 @@ import XCTest
 
 /// Each app's credentials, offline: push certificates by their end date (made with openssl
 /// for each case), signing keys and service accounts by whether they load.
-final class CredentialsCheckTests: XCTestCase {
-    private var scratch: ScratchDirectory!
+final class CredentialsCheckTests: ScratchDirectoryTestCase {
     private let day: TimeInterval = 86_400
-
-    override func setUpWithError() throws {
-        scratch = try ScratchDirectory()
-    }
-
-    // XCTest keeps every test case object to the end of the run: without this, the folder
-    // would outlive the test (and, when the process exits, stay behind in /tmp).
-    override func tearDown() {
-        scratch = nil
-        super.tearDown()
-    }
 
     private func fixture(_ name: String) throws -> String {
         try DoctorFixtures.text(DoctorFixtures.cryptoFixtures.appendingPathComponent(name))

@@ -4,20 +4,8 @@ import PushStore
 import XCTest
 
 /// The database verdicts: missing, unmigrated, behind, not a database, current.
-final class DatabaseCheckTests: XCTestCase {
-    private var scratch: ScratchDirectory!
+final class DatabaseCheckTests: ScratchDirectoryTestCase {
     private var path: String { scratch.file("pushgate.sqlite") }
-
-    override func setUpWithError() throws {
-        scratch = try ScratchDirectory()
-    }
-
-    // XCTest keeps every test case object to the end of the run: without this, the folder
-    // would outlive the test (and, when the process exits, stay behind in /tmp).
-    override func tearDown() {
-        scratch = nil
-        super.tearDown()
-    }
 
     private func check() -> DatabaseCheck.Outcome {
         DatabaseCheck(path: path, migrations: Result { try Migration.builtIn(for: .sqlite) }, busyTimeoutMilliseconds: 1000).run()

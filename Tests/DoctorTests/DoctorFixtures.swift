@@ -23,6 +23,23 @@ final class ScratchDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
+/// A test case with a fresh `ScratchDirectory` for each test, removed after it. XCTest keeps
+/// every test case object to the end of the run, so the folder must be let go in `tearDown`:
+/// held to the end, it stays behind in /tmp when the process exits.
+class ScratchDirectoryTestCase: XCTestCase {
+    var scratch: ScratchDirectory!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        scratch = try ScratchDirectory()
+    }
+
+    override func tearDown() {
+        scratch = nil
+        super.tearDown()
+    }
+}
+
 enum DoctorFixtures {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()

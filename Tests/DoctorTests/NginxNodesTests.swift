@@ -4,19 +4,7 @@ import XCTest
 
 /// Several nodes behind one nginx: render-nginx's per-node lines pass doctor's template check,
 /// and doctor finds scripts/run's configuration and worker user by itself.
-final class NginxNodesTests: XCTestCase {
-    private var scratch: ScratchDirectory!
-
-    override func setUpWithError() throws {
-        scratch = try ScratchDirectory()
-    }
-
-    // XCTest keeps every test case object to the end of the run: without this, the folder
-    // would outlive the test (and, when the process exits, stay behind in /tmp).
-    override func tearDown() {
-        scratch = nil
-        super.tearDown()
-    }
+final class NginxNodesTests: ScratchDirectoryTestCase {
 
     private func renderNginx(nodes: String?, socket: String) throws -> (status: Int32, stderr: String) {
         let process = Process()

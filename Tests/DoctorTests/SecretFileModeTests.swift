@@ -4,20 +4,8 @@ import PushStore
 import XCTest
 
 /// The database is created private, and doctor fails one that other local users can read.
-final class SecretFileModeTests: XCTestCase {
-    private var scratch: ScratchDirectory!
+final class SecretFileModeTests: ScratchDirectoryTestCase {
     private var path: String { scratch.file("pushgate.sqlite") }
-
-    override func setUpWithError() throws {
-        scratch = try ScratchDirectory()
-    }
-
-    // XCTest keeps every test case object to the end of the run: without this, the folder
-    // would outlive the test (and, when the process exits, stay behind in /tmp).
-    override func tearDown() {
-        scratch = nil
-        super.tearDown()
-    }
 
     private func mode(_ file: String) throws -> mode_t {
         var info = stat()

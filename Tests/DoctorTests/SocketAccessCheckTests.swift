@@ -8,15 +8,14 @@ import Glibc
 
 /// Whether nginx's worker user reaches the socket, worked out from modes and owners: the
 /// tests run as root, who would pass everywhere if the check just tried.
-final class SocketAccessCheckTests: XCTestCase {
-    private var scratch: ScratchDirectory!
+final class SocketAccessCheckTests: ScratchDirectoryTestCase {
     private var descriptor: Int32 = -1
     private var socketPath: String { scratch.file("run/pushgate.sock") }
     /// nobody, as the kernel sees it: in no group that owns anything here.
     private let nobody = UserIdentity(name: "nobody", uid: 65534, groups: [65534])
 
     override func setUpWithError() throws {
-        scratch = try ScratchDirectory()
+        try super.setUpWithError()
         try FileManager.default.createDirectory(atPath: scratch.file("run"), withIntermediateDirectories: true)
         chmod(scratch.file("run"), 0o755)
         descriptor = try DoctorFixtures.bindSocket(at: socketPath)
@@ -25,7 +24,7 @@ final class SocketAccessCheckTests: XCTestCase {
 
     override func tearDown() {
         close(descriptor)
-        scratch = nil
+        super.tearDown()
     }
 
     func testAnOpenChainIsReachable() {
