@@ -27,10 +27,9 @@ final class MultiLoop: @unchecked Sendable {
     private var released: [CurlTransfer] = []
     /// The longest the loop sleeps without a socket, a timer or a wake-up asking for it.
     /// libcurl 7.88 (Debian 12's) sometimes leaves HTTP/2 transfers with work to do and no
-    /// timer set: in the bench's multisend row, two batches of 1,000 pushes each waited out
-    /// the whole sleep in about half the runs, when it was 1 s (66 pushes answered after
-    /// 1.0–2.5 s, every other one within 0.25 s). A short sleep bounds that wait; an idle
-    /// engine thread then wakes ten times a second, a few microseconds each.
+    /// timer set, and they then wait out the whole sleep (docs/performance.md, pnm2
+    /// multisend, has the measurements). A short sleep bounds that wait, at the price of an
+    /// idle engine thread waking ten times a second.
     static let longestSleepMilliseconds: Int32 = 100
 
     init(
