@@ -36,7 +36,7 @@ struct RouteServices: Sendable {
     var openConnections: @Sendable () -> Int? = { nil }
 }
 
-/// Which dialect answers which path. One router per responder thread, over that thread's store.
+/// Which endpoint answers which path. One router per responder thread, over that thread's store.
 enum Routes {
     static func router(store: any Store, services: RouteServices) -> Router {
         let reporter = TokenReporter(apps: store, accounts: store)
@@ -66,40 +66,40 @@ enum Routes {
             now: { Int64(Date().timeIntervalSince1970) }, webPushEndpoints: services.configuration.webPushEndpoints,
             vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() })
         let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
-        // Each request logs on a logger of its own made from services.logger, with its id.
-        return Router(routes: OperatorEndpoints.routes(store: store, services: services) + [
-            .init(prefix: TokenReporter.queryStylePrefix, handler: reporter),
-            // `/pushToken/<username>/<selector>/<token>`: a base64 token may hold `/` and `%2F`.
-            .init(prefix: TokenReporter.pathStylePrefix, handler: reporter, opaqueTailAfter: 2),
-            .init(prefix: AccountRemovalReporter.prefix, handler: AccountRemovalReporter(accounts: store)),
-            .init(
-                prefix: NotificationBridge.path,
-                handler: NotificationBridge(
-                    apps: store, subscriptions: store, bridgeApps: bridgeApps,
-                    topics: services.configuration.bridgeTopics)),
-            .init(
-                prefix: TopicPublisher.prefix,
-                handler: SenderOnly(
-                    TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox),
-                    senders: senders)),
-            // Before /api/push, which would match it as a prefix.
-            .init(prefix: PushEvents.path, handler: cospaceEvents),
-            .init(prefix: PushRegistrations.path, handler: cospace),
-            .init(prefix: Pnm2Gateway.prefix, handler: pnm2),
-            .init(prefix: BeamsClientAPI.prefix, handler: BeamsClientAPI(store: store, identifiers: identifiers)),
-            .init(prefix: BeamsDeviceAPI.prefix, handler: beamsDevices),
-            .init(prefix: BeamsDeviceAPI.overridePrefix, handler: beamsDevices),
-            .init(
-                prefix: BeamsPublishAPI.prefix,
-                handler: BeamsPublishing(
-                    interests: SenderOnly(
-                        BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
-                        senders: senders),
-                    users: SenderOnly(
-                        BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
-                        senders: senders))),
-            .init(prefix: BeamsUserAPI.prefix, handler: beamsUsers),
-            .init(prefix: BeamsUserAPI.nodePrefix, handler: beamsUsers),
-        ], logger: services.logger)
+        let publishes = SenderOnly(
+            BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox), senders: senders)
+        let userPublishes = SenderOnly(
+            BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
+            senders: senders)
+        let bridge = NotificationBridge(
+            apps: store, subscriptions: store, bridgeApps: bridgeApps, topics: services.configuration.bridgeTopics)
+        let topics = SenderOnly(
+            TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox), senders: senders)
+        // The most specific route takes a path, whatever the order here (see RouteTable); a
+        // dialect's `{path...}` route takes what its named routes do not, to refuse it in the
+        // dialect's shape. Each request logs on a logger of its own made from services.logger.
+        return Router(
+            routes: OperatorEndpoints.routes(store: store, services: services) + [
+                .init("/token/{path...}", reporter),
+                // `/pushToken/<username>/<selector>/<token>`: a base64 token may hold `/` and `%2F`.
+                .init("/pushToken/{username}/{selector}/{token...}", reporter, opaqueTail: true),
+                .init("/pushToken/{path...}", reporter),
+                .init("/removeAccount/{path...}", AccountRemovalReporter(accounts: store)),
+                .init("/push/notifications/{path...}", bridge),
+                .init("/push/topics/{topic...}", topics),
+                .init("/api/push", cospace, lane: { cospace.lane(for: $0) }),
+                .init("/api/push/events", cospaceEvents),
+                .init("/api/push/{path...}", cospace),
+            ] + Pnm2Gateway.routes(pnm2) + [
+                .init("/client_api/{path...}", BeamsClientAPI(store: store, identifiers: identifiers)),
+                .init("/device_api/{path...}", beamsDevices),
+                .init("/instances/{path...}", beamsDevices),
+                .init("/publish_api/v1/instances/{instance}/publishes", publishes, endpoint: BeamsPublishAPI.prefix),
+                .init("/publish_api/v1/instances/{instance}/publishes/interests", publishes, endpoint: BeamsPublishAPI.prefix),
+                .init("/publish_api/v1/instances/{instance}/publishes/users", userPublishes, endpoint: BeamsPublishAPI.prefix),
+                .init("/publish_api/{path...}", publishes),
+                .init("/customer_api/{path...}", beamsUsers),
+                .init("/user_api/{path...}", beamsUsers),
+            ], logger: services.logger)
     }
 }

@@ -33,7 +33,7 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// How long stopping waits for requests in flight before it gives up on them, in seconds.
     public var drainTimeoutSeconds: Double
 
-    /// Lanes of their own for the requests a `LaneAssigning` handler sends to them (see
+    /// Lanes of their own for the requests the handler routes to them (see
     /// `RequestLane`); none: every request is answered on the responder threads.
     public var lanes: [LaneConfiguration]
 

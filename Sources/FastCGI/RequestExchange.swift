@@ -53,14 +53,14 @@ final class RequestExchange: @unchecked Sendable {
         switch limit.verdict(contentLength: accepted.params["CONTENT_LENGTH"]) {
         case .tooLarge(let declared):
             drainBody(request)
-            response = handler.bodyTooLarge(incoming, bytes: declared, limit: limit.maxBytes)
+            response = handler.refuse(incoming, .bodyTooLarge(bytes: declared, limit: limit.maxBytes))
         case .read(let expected):
             switch readBody(request, expected: expected) {
             case .complete(let body):
                 incoming.body = body
                 response = handler.handle(incoming)
             case .tooLarge(let received):
-                response = handler.bodyTooLarge(incoming, bytes: received, limit: limit.maxBytes)
+                response = handler.refuse(incoming, .bodyTooLarge(bytes: received, limit: limit.maxBytes))
             case .failed:
                 // nginx went away mid-body; the answer will most likely not arrive either.
                 response = .text(400, "the request body could not be read")

@@ -5,7 +5,7 @@ import PushCore
 
 /// One responder thread: owns an `FCGX_Request` and a handler, and answers requests one at a
 /// time, from whichever connection has one (see `ReadyConnections`), until the server stops.
-/// A request the handler sends to a lane (see `LaneAssigning`) is handed over whole, its
+/// A request the handler routes to a lane (see `RequestHandler.route`) is handed over whole, its
 /// `FCGX_Request` with it, and the thread takes a fresh one and goes back to serving: it never
 /// waits on what the lane's requests wait on. A small one the lane has room for is checked
 /// here instead, and only what it parks waits on the lane (see `Lane.homeForResponder`).
@@ -13,8 +13,6 @@ final class Worker: @unchecked Sendable {
     // @unchecked: after `run()` starts, the fields are used only on the worker's own thread.
     private let index: Int
     private let handler: any RequestHandler
-    /// The handler as a lane chooser, when it is one and there are lanes to choose.
-    private let assigning: (any LaneAssigning)?
     private let lanes: [RequestLane: Lane]
     private let logger: Logger
     private let group: WorkerGroup
@@ -32,7 +30,6 @@ final class Worker: @unchecked Sendable {
         self.connections = connections
         self.handler = handler
         self.lanes = lanes
-        assigning = lanes.isEmpty ? nil : handler as? any LaneAssigning
         self.logger = logger
         self.group = group
         exchange = RequestExchange(limit: limit, connections: connections, logger: logger)
@@ -87,9 +84,11 @@ final class Worker: @unchecked Sendable {
         var mapped = CGIRequestMapping.request(
             params: params, body: [], fallbackID: "t\(index)-\(String(served, radix: 16))")
         mapped.receivedAt = started
+        // The one route lookup of this request: everything after reads `head.route`.
+        let laneName = handler.route(&mapped)
         let head = mapped
         let accepted = AcceptedRequest(request: request, params: params, head: head, started: started)
-        if let assigning, let name = assigning.lane(for: head), let lane = lanes[name] {
+        if let laneName, let lane = lanes[laneName] {
             // The request is answered from elsewhere from here (or later than this thread's
             // next request), and freed once answered: this thread takes a fresh one.
             request = Self.freshRequest()
@@ -99,7 +98,7 @@ final class Worker: @unchecked Sendable {
                 lane.responderFinished()
                 return
             }
-            lane.submit(accepted, busy: { assigning.busyResponse(for: head) })
+            lane.submit(accepted, busy: { [handler] in handler.refuse(head, .busy) })
             return
         }
         exchange.answer(accepted, handler: handler)

@@ -2,7 +2,8 @@ import Logging
 import PushCore
 
 /// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
-/// tells `SenderOnly`: what it checks before asking for a key, and its 401 and 403.
+/// tells `SenderOnly`: what it checks before asking for a key. Its 401 and 403 are its
+/// dialect's renderer's (`ErrorRenderer.senderRefused`).
 public protocol SendEndpoint: DialectHandler {
     /// The dialect a sender key's `--dialect` scope names this endpoint by.
     var dialect: SenderDialect { get }
@@ -11,9 +12,6 @@ public protocol SendEndpoint: DialectHandler {
     /// asks, and a client without credentials (a CORS preflight's OPTIONS) learns what to
     /// fix, not a 401.
     func checkAddress(_ request: Request) throws
-
-    /// The dialect's refusal of a caller `SenderAuthorization` did not allow.
-    func refusal(_ refusal: SenderRefusal) -> any DialectError
 
     /// Answers an allowed sender, pushing only to the apps of its scope: a request that names
     /// an app outside it is refused whole (403) before anything is queued or sent, and a
@@ -30,7 +28,8 @@ extension SendEndpoint {
 }
 
 /// Why a caller may not send: `SenderAuthorization`'s 401 and 403, with reasons safe to show.
-public enum SenderRefusal: Sendable, Equatable {
+/// Thrown, and worded by the dialect's renderer.
+public enum SenderRefusal: Error, Sendable, Equatable {
     /// No key, or not a valid one.
     case unauthorized(reason: String)
     /// No keys exist and the caller is not on this machine, or the key's scope does not
@@ -56,36 +55,15 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         switch senders.authorize(request) {
         case .allowed(let sender):
             guard sender.scope.allows(endpoint.dialect) else {
-                throw endpoint.refusal(
-                    .forbidden(reason: "the sender key \(sender.name) may not send through \(endpoint.dialect.rawValue)"))
+                throw SenderRefusal.forbidden(
+                    reason: "the sender key \(sender.name) may not send through \(endpoint.dialect.rawValue)")
             }
             return try endpoint.respond(to: request, as: sender, logger: logger)
-        case .unauthorized(let reason): throw endpoint.refusal(.unauthorized(reason: reason))
-        case .forbidden(let reason): throw endpoint.refusal(.forbidden(reason: reason))
+        case .unauthorized(let reason): throw SenderRefusal.unauthorized(reason: reason)
+        case .forbidden(let reason): throw SenderRefusal.forbidden(reason: reason)
         case .unavailable(let error): throw error
         }
     }
 
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        endpoint.failureResponse(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        endpoint.badRequest(reason)
-    }
-
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        endpoint.bodyTooLarge(request, bytes: bytes, limit: limit)
-    }
-}
-
-/// pnm2's sends wait in the upstream lane, sender check included.
-extension SenderOnly: LaneAssigning where Endpoint: LaneAssigning {
-    public func lane(for request: Request) -> RequestLane? {
-        endpoint.lane(for: request)
-    }
-
-    public func busyResponse(for request: Request) -> Response {
-        endpoint.busyResponse(for: request)
-    }
+    public var errors: any ErrorRenderer { endpoint.errors }
 }

@@ -16,6 +16,9 @@ public struct Request: Sendable {
     /// handler can tell how much of the front server's patience is left; nil when the request
     /// was made in process.
     public var receivedAt: UInt64?
+    /// The route the router matched, once, from the head (see `RequestHandler.route`); nil
+    /// until then.
+    public var route: RouteMatch?
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:],

@@ -18,17 +18,3 @@ public struct RequestLane: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 }
-
-/// A handler that sends some of its requests to a lane, and says what their callers get when the
-/// lane has no room for them.
-public protocol LaneAssigning: RequestHandler {
-    /// The lane `request` is answered in; nil: on the responder thread that read it. `request`
-    /// has its method, path, query and headers but not its body yet. Called on a responder
-    /// thread for every request, so it decides from the head alone, without I/O.
-    func lane(for request: Request) -> RequestLane?
-
-    /// The answer to a request whose lane had no room for it within its bounds (its queue full,
-    /// or its wait in the queue too long): the dialect's own "busy, try again" error. Called on
-    /// any thread, without I/O.
-    func busyResponse(for request: Request) -> Response
-}

@@ -27,7 +27,7 @@ final class BodyLimitTests: XCTestCase {
         struct Plain: RequestHandler {
             func handle(_ request: Request) -> Response { .text(200, "ok") }
         }
-        let response = Plain().bodyTooLarge(Request(method: "POST", target: "/x"), bytes: 5000, limit: limit.maxBytes)
+        let response = Plain().refuse(Request(method: "POST", target: "/x"), .bodyTooLarge(bytes: 5000, limit: limit.maxBytes))
         XCTAssertEqual(response.status, 413)
         XCTAssertEqual(response.header("content-type"), "text/plain; charset=utf-8")
         XCTAssertEqual(String(decoding: response.body, as: UTF8.self), "request body too large: 5000 bytes, the limit is 1000\n")

@@ -49,16 +49,16 @@ final class LaneEndToEndTests: XCTestCase {
     /// the body it read. `/parked…` goes there too and is parked: a thread of its own waits at
     /// the gate, then resumes the answer to the lane thread, which names itself in it.
     /// Everything else is answered where it was read.
-    private struct GatedHandler: LaneAssigning {
+    private struct GatedHandler: RequestHandler {
         let thread: Int
         let gate: Gate
 
-        func lane(for request: Request) -> RequestLane? {
-            request.path.hasPrefix("/held") || request.path.hasPrefix("/parked") ? .upstream : nil
+        func route(_ head: inout Request) -> RequestLane? {
+            head.path.hasPrefix("/held") || head.path.hasPrefix("/parked") ? .upstream : nil
         }
 
-        func busyResponse(for request: Request) -> Response {
-            .text(503, "lane busy")
+        func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
+            refusal == .busy ? .text(503, "lane busy") : .text(413, "too large")
         }
 
         func handle(_ request: Request) -> Response {

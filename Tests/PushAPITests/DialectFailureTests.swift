@@ -25,13 +25,18 @@ final class DialectFailureTests: XCTestCase {
     struct Throwing: DialectHandler {
         let error: any Error & Sendable
         func respond(to request: Request, logger: Logger) throws -> Response { throw error }
-        func failureResponse(_ failure: ServiceFailure) -> Response {
+        var errors: any ErrorRenderer { Shape() }
+    }
+
+    /// The test dialect's renderer: every line starts with "shape:".
+    struct Shape: ErrorRenderer {
+        func badPath(_ reason: String) -> Response { .text(400, "shape: \(reason)") }
+        func bodyTooLarge(bytes: Int, limit: Int) -> Response { .text(413, "shape: \(bytes) > \(limit)") }
+        func failure(_ failure: ServiceFailure) -> Response {
             var response = Response.text(failure.status, "shape: \(failure.message)", headers: failure.headers)
             response.logNote = failure.detail
             return response
         }
-
-        func badRequest(_ reason: String) -> Response { .text(400, "shape: \(reason)") }
     }
 
     struct Refusal: DialectError {
@@ -59,10 +64,10 @@ final class DialectFailureTests: XCTestCase {
 
     func testTheRouterRendersWhatAHandlerThrowsInItsDialect() {
         let router = Router(routes: [
-            .init(prefix: "/refusal", handler: Throwing(error: Refusal())),
-            .init(prefix: "/away", handler: Throwing(error: StoreUnavailable(reason: "server closed the connection"))),
-            .init(prefix: "/bug", handler: Throwing(error: Bug())),
-            .init(prefix: "/healthz", handler: HealthCheck()),
+            .init("/refusal", Throwing(error: Refusal())),
+            .init("/away", Throwing(error: StoreUnavailable(reason: "server closed the connection"))),
+            .init("/bug", Throwing(error: Bug())),
+            .init("/healthz", HealthCheck()),
         ])
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/refusal")), .text(418, "refused"))
         let away = router.handle(Request(method: "GET", path: "/away"))
@@ -82,8 +87,7 @@ final class DialectFailureTests: XCTestCase {
         func respond(to request: Request, logger: Logger) throws -> Response {
             .text(200, logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
         }
-        func failureResponse(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
-        func badRequest(_ reason: String) -> Response { .text(400, reason) }
+        var errors: any ErrorRenderer { PlainErrors() }
     }
 
     /// Keeps metadata and writes nothing.
@@ -99,7 +103,7 @@ final class DialectFailureTests: XCTestCase {
 
     func testEachRequestGetsALoggerCarryingItsId() {
         let logger = Logger(label: "test", factory: { _ in MetadataOnly() })
-        let router = Router(routes: [.init(prefix: "/echo", handler: LoggerEcho())], logger: logger)
+        let router = Router(routes: [.init("/echo", LoggerEcho())], logger: logger)
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/echo", id: "4f2a")), .text(200, "4f2a"))
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/echo", id: "77")), .text(200, "77"))
     }

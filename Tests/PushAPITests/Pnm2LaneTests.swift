@@ -22,17 +22,30 @@ final class Pnm2LaneTests: XCTestCase {
         Request(method: method, path: path, headers: headers, body: [], remoteAddress: "192.0.2.7")
     }
 
+    var router: Router {
+        Router(routes: [.init("/healthz", HealthCheck())] + Pnm2Gateway.routes(gateway))
+    }
+
+    private func lane(_ request: Request) -> RequestLane? {
+        var head = request
+        return router.route(&head)
+    }
+
     func testOnlyPostsToTheThreeAddressesWaitInTheUpstreamLane() {
         for path in ["/pnm2/send", "/pnm2/multisend", "/pnm2", "/pnm2/send/"] {
-            XCTAssertEqual(gateway.lane(for: request("POST", path)), .upstream, path)
+            XCTAssertEqual(lane(request("POST", path)), .upstream, path)
         }
-        XCTAssertNil(gateway.lane(for: request("GET", "/pnm2/send")))
-        XCTAssertNil(gateway.lane(for: request("OPTIONS", "/pnm2/multisend")))
-        XCTAssertNil(gateway.lane(for: request("POST", "/pnm2/other")))
+        XCTAssertNil(lane(request("GET", "/pnm2/send")))
+        XCTAssertNil(lane(request("OPTIONS", "/pnm2/multisend")))
+        XCTAssertNil(lane(request("POST", "/pnm2/other")))
+        XCTAssertNil(lane(request("GET", "/healthz")))
+        XCTAssertNil(lane(request("POST", "/elsewhere")))
     }
 
     func testTheBusyAnswerIsTheDocumentsServiceErrorShape() {
-        let busy = gateway.busyResponse(for: request("POST", "/pnm2/multisend"))
+        var head = request("POST", "/pnm2/multisend")
+        _ = router.route(&head)
+        let busy = router.refuse(head, .busy)
         XCTAssertEqual(busy.status, 500)
         XCTAssertEqual(busy.header("Content-Type"), "application/json")
         XCTAssertEqual(busy.header("Retry-After"), "1")
@@ -59,15 +72,9 @@ final class Pnm2LaneTests: XCTestCase {
         XCTAssertNotNil(unauthorized.header("WWW-Authenticate"))
     }
 
-    func testTheRouterAsksTheMatchingRoutesHandler() {
-        let router = Router(routes: [
-            .init(prefix: "/healthz", handler: HealthCheck()),
-            .init(prefix: Pnm2Gateway.prefix, handler: gateway),
-        ])
-        XCTAssertEqual(router.lane(for: request("POST", "/pnm2/send")), .upstream)
-        XCTAssertNil(router.lane(for: request("GET", "/healthz")))
-        XCTAssertNil(router.lane(for: request("POST", "/elsewhere")))
-        XCTAssertEqual(router.busyResponse(for: request("POST", "/pnm2/send")).status, 500)
-        XCTAssertEqual(router.busyResponse(for: request("POST", "/healthz")).status, 503)
+    func testTheBusyAnswerOfARouteWithoutADialectIsPlainText() {
+        var head = request("POST", "/healthz")
+        _ = router.route(&head)
+        XCTAssertEqual(router.refuse(head, .busy).status, 503)
     }
 }

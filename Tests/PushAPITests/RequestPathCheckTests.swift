@@ -64,9 +64,9 @@ final class RequestPathCheckTests: XCTestCase {
     /// nginx's reading names, and the handler never runs.
     func testTheRouterRefusesInTheDialectsShape() {
         let router = Router(routes: [
-            .init(prefix: "/token", handler: Refusing(shape: "reporter")),
-            .init(prefix: "/pushToken", handler: Refusing(shape: "reporter"), opaqueTailAfter: 2),
-            .init(prefix: "/pnm2", handler: Refusing(shape: "pnm2")),
+            .init("/token/{path...}", Refusing(shape: "reporter")),
+            .init("/pushToken/{username}/{selector}/{token...}", Refusing(shape: "reporter"), opaqueTail: true),
+            .init("/pnm2/{path...}", Refusing(shape: "pnm2")),
         ])
         let dotted = router.handle(Request(method: "GET", target: "/token/..?selector=x"))
         XCTAssertEqual(dotted.status, 400)
@@ -85,7 +85,13 @@ final class RequestPathCheckTests: XCTestCase {
     struct Refusing: DialectHandler {
         let shape: String
         func respond(to request: Request, logger: Logger) throws -> Response { .text(299, "ran") }
-        func failureResponse(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
-        func badRequest(_ reason: String) -> Response { .text(400, "\(shape): \(reason)") }
+        var errors: any ErrorRenderer { Shape(name: shape) }
+    }
+
+    struct Shape: ErrorRenderer {
+        let name: String
+        func badPath(_ reason: String) -> Response { .text(400, "\(name): \(reason)") }
+        func bodyTooLarge(bytes: Int, limit: Int) -> Response { .text(413, name) }
+        func failure(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
     }
 }

@@ -268,10 +268,10 @@ final class RouterTests: XCTestCase {
         func handle(_ request: Request) -> Response { .text(200, name) }
     }
 
-    func testPrefixesMatchWholeSegments() {
+    func testTailsMatchWholeSegments() {
         let router = Router(routes: [
-            .init(prefix: "/token", handler: Named(name: "token")),
-            .init(prefix: "/pushToken", handler: Named(name: "push")),
+            .init("/token/{path...}", Named(name: "token")),
+            .init("/pushToken/{path...}", Named(name: "push")),
         ])
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/token/")).body, Array("token\n".utf8))
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/token")).body, Array("token\n".utf8))

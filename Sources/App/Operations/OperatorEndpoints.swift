@@ -11,18 +11,18 @@ enum OperatorEndpoints {
         let access = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
         let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         return [
-            .init(prefix: "/healthz", handler: HealthCheck()),
-            .init(prefix: "/readyz", handler: ReadinessCheck(notReadyReason: readiness.notReadyReason)),
+            .init("/healthz/{path...}", HealthCheck()),
+            .init("/readyz/{path...}", ReadinessCheck(notReadyReason: readiness.notReadyReason)),
             .init(
-                prefix: "/metrics",
-                handler: OperatorOnly(
+                "/metrics/{path...}",
+                OperatorOnly(
                     access: access,
                     page: MetricsPage(
                         metrics: services.metrics, gauges: gauges, store: store,
                         openConnections: services.openConnections))),
             .init(
-                prefix: "/status",
-                handler: OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt))),
+                "/status/{path...}",
+                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt))),
         ]
     }
 }

@@ -13,7 +13,7 @@ import PushCore
 /// On the hot path of every request: the metric objects are made once per endpoint (and
 /// status) and kept, instead of asking the registry, whose one lock all threads share, three
 /// times per request.
-struct RequestMetrics: LaneAssigning {
+struct RequestMetrics: RequestHandler {
     static let durationLabel = "pushgate_request_duration_seconds"
 
     private let router: Router
@@ -25,50 +25,41 @@ struct RequestMetrics: LaneAssigning {
         handles = Handles(factory: factory, thread: thread)
     }
 
+    func route(_ head: inout Request) -> RequestLane? {
+        router.route(&head)
+    }
+
     func handle(_ request: Request) -> Response {
         handles.busy.increment()
         defer { handles.busy.decrement() }
         let start = DispatchTime.now().uptimeNanoseconds
+        var request = request
+        if request.route == nil { _ = router.route(&request) }  // driven without the edge (tests)
+        let endpoint = request.route?.endpoint ?? RouteMatch.none.endpoint
         var response = router.handle(request)
         if let parked = response.parked {
             // Counted when its answer comes: the status, and the time it was out. Under the
             // request's lane, which it is parked on even when a responder thread checked it.
-            let gauge = handles.parked(lane: router.lane(for: request)?.name)
+            let gauge = handles.parked(lane: request.route?.lane?.name)
             gauge.increment()
-            let path = request.path  // not the whole request: its body is not kept while parked
             response.parked = parked.map { [self] answer in
                 gauge.decrement()
-                record(path: path, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+                record(endpoint, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
                 return answer
             }
             return response
         }
-        record(request, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+        record(endpoint, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
         return response
     }
 
-    func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        let response = router.bodyTooLarge(request, bytes: bytes, limit: limit)
-        record(request, response.status, nanoseconds: nil)
+    func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
+        let response = router.refuse(head, refusal)
+        record(head.route?.endpoint ?? RouteMatch.none.endpoint, response.status, nanoseconds: nil)
         return response
     }
 
-    func lane(for request: Request) -> RequestLane? {
-        router.lane(for: request)
-    }
-
-    func busyResponse(for request: Request) -> Response {
-        let response = router.busyResponse(for: request)
-        record(request, response.status, nanoseconds: nil)
-        return response
-    }
-
-    private func record(_ request: Request, _ status: Int, nanoseconds: UInt64?) {
-        record(path: request.path, status, nanoseconds: nanoseconds)
-    }
-
-    private func record(path: String, _ status: Int, nanoseconds: UInt64?) {
-        let endpoint = router.routeName(for: path) ?? "none"
+    private func record(_ endpoint: String, _ status: Int, nanoseconds: UInt64?) {
         handles.requests(endpoint: endpoint, status: status).increment()
         if let nanoseconds {
             handles.duration(endpoint: endpoint).recordNanoseconds(Int64(clamping: nanoseconds))
@@ -76,7 +67,7 @@ struct RequestMetrics: LaneAssigning {
     }
 
     /// The metric objects of one router, made on first use. Its own thread uses them for
-    /// every request; `busyResponse` may come from another, hence the (uncontended) lock.
+    /// every request; `refuse` may come from another, hence the (uncontended) lock.
     private final class Handles: @unchecked Sendable {
         // @unchecked: `counters` and `timers` are only touched under `lock`.
         let busy: Meter

@@ -5,17 +5,14 @@ import PushCore
 /// every token stored for the account's selector is forgotten. Takes the same parameter styles
 /// as the Token Reporter (query, form, JSON, `/removeAccount/<username>/`).
 public struct AccountRemovalReporter: DialectHandler {
+    public var errors: any ErrorRenderer { ReporterErrors() }
+
     private let accounts: any AcrobitsAccountStore
 
     public static let prefix = "/removeAccount"
 
     public init(accounts: any AcrobitsAccountStore) {
         self.accounts = accounts
-    }
-
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        ReporterError.bodyTooLarge(limit: min(limit, TokenReporter.bodyLimit)).response
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
@@ -31,11 +28,4 @@ public struct AccountRemovalReporter: DialectHandler {
         return .emptyOK
     }
 
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        ReporterError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        ReporterError.badRequest(reason).response
-    }
 }

@@ -17,6 +17,8 @@ public struct TokenReporter: DialectHandler {
         self.accounts = accounts
     }
 
+    public var errors: any ErrorRenderer { ReporterErrors() }
+
     /// The parameter names of each channel, current names first, then the legacy ones.
     struct ChannelNames {
         let channel: AcrobitsChannel
@@ -41,23 +43,10 @@ public struct TokenReporter: DialectHandler {
     /// is guessable, and anyone could overwrite the tokens stored under it: refused.
     static let minimumSelectorLength = 16
 
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        ReporterError.bodyTooLarge(limit: min(limit, Self.bodyLimit)).response
-    }
-
     public func respond(to request: Request, logger: Logger) throws -> Response {
         let report = try parse(request)
         try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
         return .emptyOK
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        ReporterError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        ReporterError.badRequest(reason).response
     }
 
     struct Report: Equatable {

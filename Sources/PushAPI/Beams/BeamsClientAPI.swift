@@ -4,6 +4,8 @@ import PushCore
 /// The Pusher Beams client API: app installs register their APNs/FCM token as a client,
 /// refresh it, and subscribe to interests. Served under `/client_api`, as the hosted endpoint.
 public struct BeamsClientAPI: DialectHandler {
+    public var errors: any ErrorRenderer { BeamsErrors() }
+
     public static let prefix = "/client_api"
 
     private let store: any BeamsStore
@@ -12,11 +14,6 @@ public struct BeamsClientAPI: DialectHandler {
     public init(store: any BeamsStore, identifiers: RandomIdentifier) {
         self.store = store
         self.identifiers = identifiers
-    }
-
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
@@ -32,14 +29,6 @@ public struct BeamsClientAPI: DialectHandler {
             return try setInterest(
                 clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
         }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
     }
 
     private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {

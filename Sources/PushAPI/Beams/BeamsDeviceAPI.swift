@@ -11,6 +11,8 @@ import PushCore
 /// again and retry, 400 drops the job, anything else is retried for ever; every error has
 /// Beams' `{"error","description"}` body.
 public struct BeamsDeviceAPI: DialectHandler {
+    public var errors: any ErrorRenderer { BeamsErrors() }
+
     public static let prefix = "/device_api"
     /// The Android SDK's host override replaces `/device_api/v1/` too.
     public static let overridePrefix = "/instances"
@@ -44,18 +46,6 @@ public struct BeamsDeviceAPI: DialectHandler {
         self.webPushEndpoints = webPushEndpoints
         self.vapidPublicKey = vapidPublicKey
         userToken = BeamsUserToken(secrets: store, verifiedClaims: verifiedClaims, now: now)
-    }
-
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {

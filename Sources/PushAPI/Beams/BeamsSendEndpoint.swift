@@ -7,33 +7,15 @@ public protocol BeamsSendEndpoint: SendEndpoint {}
 
 extension BeamsSendEndpoint {
     public var dialect: SenderDialect { .beams }
+    public var errors: any ErrorRenderer { BeamsErrors() }
 
-    /// Over the server's body limit: the same refusal as over the endpoint's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BeamsError.bodyTooLarge(limit: limit).response
-    }
-
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason): return BeamsError.unauthorized(reason)
-        case .forbidden(let reason): return BeamsError.forbidden(reason)
-        }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BeamsError.invalidField(reason).response
-    }
 
     /// The instance of `appKey`, when `sender` may reach every one of its apps: an instance is
     /// its apps together, and a key that reached only some could act on half of what was meant
     /// for all (one half of a push, some of a user's devices).
     func instance(_ appKey: String, in store: any BeamsStore, for sender: Sender) throws -> BeamsInstance {
         guard let instance = try store.beamsInstance(appKey: appKey) else { throw BeamsError.instanceNotFound }
-        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw self.refusal(refusal) }
+        if let refusal = sender.refusal(naming: instance.apps.map(\.id)) { throw refusal }
         return instance
     }
 }

@@ -5,6 +5,8 @@ import PushCore
 /// (`pnsub`) or stops asking (`pnunsub`) for the updates of a topic selector to be pushed to
 /// an `apns://` or `gcm://` destination.
 public struct NotificationBridge: DialectHandler {
+    public var errors: any ErrorRenderer { BridgeErrors() }
+
     public static let path = "/push/notifications"
     /// A message is two short strings and a correlation id; anything near this is not one.
     static let bodyLimit = 16 * 1024
@@ -24,11 +26,6 @@ public struct NotificationBridge: DialectHandler {
         self.topics = topics
     }
 
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BridgeError.bodyTooLarge(limit: limit).response
-    }
-
     public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
             throw BridgeError.notFound(request.path)
@@ -44,14 +41,6 @@ public struct NotificationBridge: DialectHandler {
         } catch {
             throw CorrelatedFailure(failure: ServiceFailure(error), correlation: message.correlation)
         }
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        CorrelatedFailure.response(failure, correlation: nil)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BridgeError.invalidPath(reason).response
     }
 
     private func perform(_ message: BridgeMessage) throws {

@@ -6,6 +6,8 @@ import PushCore
 /// outbox in one transaction; the answer says how many pushes were queued. Served as
 /// `SenderOnly(TopicPublisher(…), senders:)`: only senders may publish.
 public struct TopicPublisher: SendEndpoint {
+    public var errors: any ErrorRenderer { BridgeErrors() }
+
     public static let prefix = "/push/topics"
     public let dialect = SenderDialect.bridge
     /// Two payloads of at most a few KB each.
@@ -27,21 +29,9 @@ public struct TopicPublisher: SendEndpoint {
         self.queued = queued
     }
 
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        BridgeError.bodyTooLarge(limit: limit).response
-    }
-
     /// Only the method: a bad topic path is the sender's business, told after its key.
     public func checkAddress(_ request: Request) throws {
         guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }
-    }
-
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason): return BridgeError.unauthorized(reason)
-        case .forbidden(let reason): return BridgeError.forbidden(reason)
-        }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
@@ -53,10 +43,9 @@ public struct TopicPublisher: SendEndpoint {
         if sender.scope.apps != nil {
             let named = [bridgeApps.apns, bridgeApps.fcm].compactMap { $0.flatMap { AppID($0) } }
             if named.allSatisfy({ !sender.scope.allows($0) }) {
-                throw refusal(
-                    .forbidden(
-                        reason: "the sender key \(sender.name) may not push to the bridge's apps "
-                            + (named.isEmpty ? "(none is configured)" : named.map(\.rawValue).joined(separator: ", "))))
+                throw SenderRefusal.forbidden(
+                    reason: "the sender key \(sender.name) may not push to the bridge's apps "
+                        + (named.isEmpty ? "(none is configured)" : named.map(\.rawValue).joined(separator: ", ")))
             }
         }
         let fanOut = try subscriptions.enqueueTopicPush(
@@ -68,14 +57,6 @@ public struct TopicPublisher: SendEndpoint {
         var response = BridgeResponse.content(.object(fields), correlation: nil, status: 202)
         response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
         return response
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        CorrelatedFailure.response(failure, correlation: nil)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        BridgeError.invalidPath(reason).response
     }
 
     /// The topic path after the prefix, percent-decoded.

@@ -3,7 +3,9 @@ import PushCore
 
 /// cospace `GET /api/push` and `POST /api/push`: an authenticated user lists, adds and
 /// deletes its own APNs device tokens and GCM (FCM) registration ids.
-public struct PushRegistrations: DialectHandler, LaneAssigning {
+public struct PushRegistrations: DialectHandler {
+    public var errors: any ErrorRenderer { CospaceErrors() }
+
     public static let path = "/api/push"
     /// A real body is under 500 bytes; this leaves room for whitespace and nothing more.
     static let bodyLimit = 16 * 1024
@@ -24,11 +26,6 @@ public struct PushRegistrations: DialectHandler, LaneAssigning {
         self.fcmApp = fcmApp
     }
 
-    /// Over the server's body limit: the same refusal as over this dialect's own.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        CospaceError.bodyTooLarge(limit: limit).response
-    }
-
     public func respond(to request: Request, logger: Logger) throws -> Response {
         guard request.path == Self.path || request.path == Self.path + "/" else {
             throw CospaceError.notFound(status: "not-found")
@@ -46,24 +43,10 @@ public struct PushRegistrations: DialectHandler, LaneAssigning {
 
     /// A login that will run the password hash waits for the password lane, whose few threads
     /// bound the CPU that logins take; one that is refused anyway (no credentials, throttled)
-    /// is answered at once.
+    /// is answered at once. For the route of `/api/push` itself.
     public func lane(for request: Request) -> RequestLane? {
-        let served = request.path == Self.path || request.path == Self.path + "/"
         let method = request.method == "GET" || request.method == "POST"
-        return served && method && authenticator.wouldCheckPassword(request) ? .passwords : nil
-    }
-
-    /// The password lane had no room: try again in a moment.
-    public func busyResponse(for request: Request) -> Response {
-        CospaceError.passwordLaneBusy.response
-    }
-
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        CospaceError.failure(failure)
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        CospaceError.invalidPath(reason).response
+        return method && authenticator.wouldCheckPassword(request) ? .passwords : nil
     }
 
     private func apply(_ change: PushChange, for user: CospaceUser) throws {

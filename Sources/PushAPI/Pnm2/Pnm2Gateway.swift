@@ -8,7 +8,9 @@ import PushCore
 /// and are parked there while their pushes are out: a waiting send holds its connection, not a
 /// thread.
 /// Serve it as `SenderOnly(Pnm2Gateway(…), senders:)`: only senders may push.
-public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
+public struct Pnm2Gateway: SendEndpoint {
+    public var errors: any ErrorRenderer { Pnm2Errors() }
+
     public static let prefix = "/pnm2"
     public let dialect = SenderDialect.pnm2
     /// A multisend longer than this is refused whole: one request must not keep its caller
@@ -36,11 +38,6 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         home.resume(afterSeconds: seconds, then)
     }
 
-    /// Over the server's body limit: pnm2's reply shape, which a PBX script parses.
-    public func bodyTooLarge(_ request: Request, bytes: Int, limit: Int) -> Response {
-        Self.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
-    }
-
     /// The address, then the method: the document answers a wrong method with 400 Bad
     /// Request; Allow still says what works.
     public func checkAddress(_ request: Request) throws {
@@ -53,15 +50,6 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
         }
         guard request.method == "POST" else { throw Pnm2Refusal(400, "use POST", headers: [("Allow", "POST")]) }
         return endpoint
-    }
-
-    public func refusal(_ refusal: SenderRefusal) -> any DialectError {
-        switch refusal {
-        case .unauthorized(let reason):
-            return Pnm2Refusal(401, reason, headers: [("WWW-Authenticate", SenderAuthorization.challenge)])
-        case .forbidden(let reason):
-            return Pnm2Refusal(403, reason)
-        }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
@@ -106,27 +94,16 @@ public struct Pnm2Gateway: SendEndpoint, LaneAssigning {
             if case .success(let push) = entry { return push.appID }
             return nil
         }
-        if let refusal = sender.refusal(naming: apps) { throw self.refusal(refusal) }
+        if let refusal = sender.refusal(naming: apps) { throw refusal }
     }
 
-    public func failureResponse(_ failure: ServiceFailure) -> Response {
-        failure.noted(Self.refusal(failure.status, failure.message, headers: failure.headers))
-    }
-
-    public func badRequest(_ reason: String) -> Response {
-        Self.refusal(400, Pnm2Reply.badObject(reason).response)
-    }
-
-    /// What reaches APNs/FCM, a POST to one of the three addresses, waits in the upstream lane;
-    /// everything else is answered at once where it was read.
-    public func lane(for request: Request) -> RequestLane? {
-        request.method == "POST" && Pnm2Endpoint(path: request.path) != nil ? .upstream : nil
-    }
-
-    /// The upstream lane had no room: a fault on our side that passes, so the document's
-    /// service error (code 500), with `Retry-After` for callers that read it.
-    public func busyResponse(for request: Request) -> Response {
-        Self.refusal(500, Self.busyMessage, headers: [("Retry-After", "1")])
+    /// pnm2's routes, answered by `handler` (the gateway behind `SenderOnly`): the three
+    /// addresses, whose POSTs reach APNs/FCM and so wait in the upstream lane (anything else is
+    /// answered at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
+    public static func routes(_ handler: some DialectHandler) -> [Router.Route] {
+        let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
+        return ["/pnm2", "/pnm2/send", "/pnm2/multisend"].map { .init($0, handler, endpoint: prefix, lane: lane) }
+            + [.init("/pnm2/{path...}", handler)]
     }
 
     /// The busy answer's `response`: a PBX script may match it to retry.

@@ -50,7 +50,7 @@ public struct ServiceFailure: Sendable {
     }
 
     /// `response` with the detail attached for the log line.
-    func noted(_ response: Response) -> Response {
+    public func noted(_ response: Response) -> Response {
         var response = response
         response.logNote = detail
         return response
@@ -58,24 +58,23 @@ public struct ServiceFailure: Sendable {
 }
 
 /// A dialect's endpoint: answers a request or throws. What it throws becomes its response in
-/// one place (`Router.answer`): a `DialectError` as it renders itself, anything else as the
-/// `ServiceFailure` it is, in the dialect's shape.
+/// one place (`Router.answer`), through its dialect's `ErrorRenderer`.
 public protocol DialectHandler: RequestHandler {
     /// `logger` is the request's: every line the request causes carries its id.
     func respond(to request: Request, logger: Logger) throws -> Response
 
-    /// The dialect's shape of a failure on our side (500, or 503 while the store is away).
-    func failureResponse(_ failure: ServiceFailure) -> Response
-
-    /// The dialect's shape of a 400 refusing the whole request for `reason` (a path nginx
-    /// would read otherwise, see `RequestPathCheck`), before the handler sees it.
-    func badRequest(_ reason: String) -> Response
+    /// The renderer of the endpoint's dialect (one per dialect, shared by its endpoints).
+    var errors: any ErrorRenderer { get }
 }
 
 extension DialectHandler {
     /// For callers that hold the handler itself (tests, a wrapper): the router's answer,
     /// logging nowhere.
     public func handle(_ request: Request) -> Response {
-        Router.answer(request, with: self, logger: Router.silent)
+        Router.answer(request, with: self, errors: errors, logger: Router.silent)
+    }
+
+    public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
+        errors.response(to: refusal)
     }
 }

@@ -1,0 +1,31 @@
+import PushCore
+
+/// pnm2's refusals: its `{"code", "response"}` reply with the HTTP status as the code.
+struct Pnm2Errors: ErrorRenderer {
+    func badPath(_ reason: String) -> Response {
+        Pnm2Gateway.refusal(400, Pnm2Reply.badObject(reason).response)
+    }
+
+    func bodyTooLarge(bytes: Int, limit: Int) -> Response {
+        Pnm2Gateway.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+    }
+
+    /// The upstream lane had no room: a fault on our side that passes, so the document's
+    /// service error (code 500), with `Retry-After` for callers that read it.
+    func busy() -> Response {
+        Pnm2Gateway.refusal(500, Pnm2Gateway.busyMessage, headers: [("Retry-After", "1")])
+    }
+
+    func senderRefused(_ refusal: SenderRefusal) -> Response {
+        switch refusal {
+        case .unauthorized(let reason):
+            return Pnm2Refusal(401, reason, headers: [("WWW-Authenticate", SenderAuthorization.challenge)]).response
+        case .forbidden(let reason):
+            return Pnm2Refusal(403, reason).response
+        }
+    }
+
+    func failure(_ failure: ServiceFailure) -> Response {
+        failure.noted(Pnm2Gateway.refusal(failure.status, failure.message, headers: failure.headers))
+    }
+}

@@ -1,0 +1,63 @@
+/// A route's path, written as the documents write it: literal segments, `{name}` for one
+/// segment's value, and a last `{name...}` for the rest of the path, however many segments
+/// (none included). `/device_api/v1/instances/{instance}/…`, `/pushToken/{path...}`.
+public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
+    public enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+        case tail(String)
+    }
+
+    public let segments: [Segment]
+    public let description: String
+
+    /// - Precondition: `text` starts with `/`, and only its last segment may be a tail. A
+    ///   pattern is the code's, never a caller's: a malformed one is a programming error.
+    public init(_ text: String) {
+        precondition(text.hasPrefix("/"), "a route pattern starts with /: \(text)")
+        description = text
+        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        segments = parts.enumerated().map { offset, part in
+            guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(String(part)) }
+            let name = part.dropFirst().dropLast()
+            guard name.hasSuffix("...") else { return .parameter(String(name)) }
+            precondition(offset == parts.count - 1, "only a pattern's last segment may be a tail: \(text)")
+            return .tail(String(name.dropLast(3)))
+        }
+    }
+
+    /// The literal segments before the first parameter or tail, as a path (`/token`).
+    var literalPrefix: String {
+        let literals = segments.prefix { if case .literal = $0 { return true } else { return false } }
+        return "/" + literals.map { if case .literal(let text) = $0 { return text } else { return "" } }.joined(separator: "/")
+    }
+
+    /// A path this pattern matches: each parameter and tail filled with `value`.
+    public func example(_ value: String = "x") -> String {
+        "/" + segments.map { segment in
+            switch segment {
+            case .literal(let text): return text
+            case .parameter, .tail: return value
+            }
+        }.joined(separator: "/")
+    }
+
+    /// Segments before the tail, or nil without one: where `RequestPathCheck` starts reading a
+    /// route's opaque tail.
+    var segmentsBeforeTail: Int? {
+        guard case .tail = segments.last else { return nil }
+        return segments.count - 1
+    }
+
+    /// The pattern with every literal kept and every parameter and tail the same: two routes of
+    /// one shape would match exactly the same paths.
+    var shape: String {
+        segments.map { segment in
+            switch segment {
+            case .literal(let text): return text
+            case .parameter: return "{}"
+            case .tail: return "{...}"
+            }
+        }.joined(separator: "/")
+    }
+}

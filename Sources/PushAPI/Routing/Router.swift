@@ -1,0 +1,127 @@
+import Logging
+import PushCore
+
+/// Matches each request to its route once, from the head (`route`), and answers it with that
+/// route's handler; what the handler throws, and what the edge refuses, becomes the response
+/// through the renderer of the route's dialect.
+public struct Router: RequestHandler {
+    /// One endpoint: the paths it serves, its handler, and what the router reads from it.
+    public struct Route: Sendable {
+        public let pattern: RoutePattern
+        /// The metrics label of the route (see `RouteMatch.endpoint`).
+        public let endpoint: String
+        let handler: any RequestHandler
+        /// The handler as a dialect, found once here rather than on every request.
+        let dialect: (any DialectHandler)?
+        let errors: any ErrorRenderer
+        /// The lane of a request from its head; nil: none.
+        let lane: (@Sendable (Request) -> RequestLane?)?
+        /// The `{tail...}` is a value rather than names (a base64 token that may hold `/`),
+        /// which `RequestPathCheck` reads as such.
+        let opaqueTail: Bool
+
+        /// - Parameters:
+        ///   - endpoint: the metrics label; unless given, the pattern's literal segments before
+        ///     its first parameter or tail (`/token/{path...}` is `/token`).
+        ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
+        public init(
+            _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
+            lane: (@Sendable (Request) -> RequestLane?)? = nil
+        ) {
+            self.pattern = RoutePattern(pattern)
+            self.endpoint = endpoint ?? self.pattern.literalPrefix
+            self.handler = handler
+            let dialect = handler as? any DialectHandler
+            self.dialect = dialect
+            errors = dialect?.errors ?? PlainErrors()
+            self.lane = lane
+            self.opaqueTail = opaqueTail
+        }
+    }
+
+    private let routes: [Route]
+    private let table: RouteTable
+    private let logger: Logger
+    private let pathCheck = RequestPathCheck()
+
+    /// - Parameter logger: what each request's logger is made from, with its id added.
+    public init(routes: [Route], logger: Logger = Router.silent) {
+        self.routes = routes
+        table = RouteTable(routes.map(\.pattern))
+        self.logger = logger
+    }
+
+    /// A logger that writes nowhere, for handlers driven without a server (tests).
+    public static let silent = Logger(label: "pushgate", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    public func route(_ head: inout Request) -> RequestLane? {
+        var match = match(head.path)
+        // A refused path is answered where it was read, whichever lane its route has.
+        if match.pathRefusal == nil, let index = match.index {
+            match.lane = routes[index].lane?(head)
+        }
+        head.route = match
+        return match.lane
+    }
+
+    /// Every route's pattern, in the order given (which decides nothing: see `RouteTable`).
+    public var patterns: [RoutePattern] { routes.map(\.pattern) }
+
+    /// The route of `path`, and the refusal of the path itself where nginx would read it
+    /// otherwise: then in the shape of the dialect the caller meant, the route of the raw path
+    /// or else of the path nginx made of it.
+    public func match(_ path: String) -> RouteMatch {
+        let found = table.match(path)
+        let route = found.map { routes[$0.index] }
+        let opaqueTailAfter = route.flatMap { $0.opaqueTail ? $0.pattern.segmentsBeforeTail.map { $0 - 1 } : nil }
+        if let refusal = pathCheck.refusal(path, opaqueTailAfter: opaqueTailAfter) {
+            let meant = found?.index ?? table.match(pathCheck.normalised(path))?.index
+            return RouteMatch(
+                index: meant, endpoint: route?.endpoint ?? "none", pathRefusal: refusal.description)
+        }
+        guard let found, let route else { return .none }
+        return RouteMatch(index: found.index, endpoint: route.endpoint, parameters: found.parameters)
+    }
+
+    public func handle(_ request: Request) -> Response {
+        var request = request
+        if request.route == nil { _ = route(&request) }  // driven without the edge (tests)
+        let match = request.route ?? .none
+        if let reason = match.pathRefusal {
+            var response = errors(of: match).badPath(reason)
+            response.logNote = "path refused: \(reason)"
+            return response
+        }
+        guard let index = match.index else { return .text(404, "no endpoint at \(request.path)") }
+        let route = routes[index]
+        guard let dialect = route.dialect else { return route.handler.handle(request) }
+        return Self.answer(request, with: dialect, errors: route.errors, logger: logger(for: request))
+    }
+
+    public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
+        errors(of: head.route ?? match(head.path)).response(to: refusal)
+    }
+
+    private func errors(of match: RouteMatch) -> any ErrorRenderer {
+        match.index.map { routes[$0].errors } ?? PlainErrors()
+    }
+
+    /// The request's logger: every line it causes (a pruned device, an upstream's refusal, a
+    /// retry) carries its id, which is nginx's `$request_id` behind the shipped template.
+    public func logger(for request: Request) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: "request-id"] = .string(request.id)
+        return logger
+    }
+
+    /// The one place a dialect's thrown error becomes its response, in the dialect's shape.
+    static func answer(
+        _ request: Request, with handler: some DialectHandler, errors: any ErrorRenderer, logger: Logger
+    ) -> Response {
+        do {
+            return try handler.respond(to: request, logger: logger)
+        } catch {
+            return errors.response(to: error)
+        }
+    }
+}
