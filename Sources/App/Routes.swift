@@ -79,12 +79,8 @@ enum Routes {
         // dialect's `{path...}` route takes what its named routes do not, to refuse it in the
         // dialect's shape. Each request logs on a logger of its own made from services.logger.
         return Router(
-            routes: OperatorEndpoints.routes(store: store, services: services) + [
-                .init("/token/{path...}", reporter),
-                // `/pushToken/<username>/<selector>/<token>`: a base64 token may hold `/` and `%2F`.
-                .init("/pushToken/{username}/{selector}/{token...}", reporter, opaqueTail: true),
-                .init("/pushToken/{path...}", reporter),
-                .init("/removeAccount/{path...}", AccountRemovalReporter(accounts: store)),
+            routes: OperatorEndpoints.routes(store: store, services: services) + reporter.routes
+                + AccountRemovalReporter(accounts: store).routes + [
                 .init("/push/notifications/{path...}", bridge),
                 .init("/push/topics/{topic...}", topics),
                 .init("/api/push", cospace, lane: { cospace.lane(for: $0) }),

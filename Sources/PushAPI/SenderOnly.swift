@@ -66,4 +66,6 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
     }
 
     public var errors: any ErrorRenderer { endpoint.errors }
+
+    public var routes: [Router.Route] { endpoint.routes.map { $0.answered(by: self) } }
 }

@@ -49,18 +49,28 @@ final class RouteTableTests: XCTestCase {
         XCTAssertEqual(token.parameters["username"], "al%20ice")
         XCTAssertEqual(token.parameters["selector"], "sel")
         XCTAssertEqual(token.parameters["token"], "ab//cd%2F==&appid=x")
-        XCTAssertEqual(try XCTUnwrap(table.match("/token")).parameters["path"], "")
+        XCTAssertNil(try XCTUnwrap(table.match("/token")).parameters["path"])
+        XCTAssertEqual(try XCTUnwrap(table.match("/token/")).parameters["path"], "")
         XCTAssertEqual(try XCTUnwrap(table.match("/token/alice/")).parameters["path"], "alice/")
         let users = try XCTUnwrap(table.match("/publish_api/v1/instances/i-1/publishes/users"))
         XCTAssertEqual(users.parameters["instance"], "i-1")
         XCTAssertEqual(users.parameters.count, 1)
     }
 
-    func testAPatternsExampleMatchesIt() {
+    func testEveryRouteTakesSomePath() {
         let table = RouteTable(patterns)
         for (index, pattern) in patterns.enumerated() {
-            XCTAssertEqual(table.match(pattern.example())?.index, index, pattern.description)
+            let taken = (0...3).contains { table.match(pattern.example(tailSegments: $0))?.index == index }
+            XCTAssertTrue(taken, pattern.description)
         }
+        XCTAssertEqual(RoutePattern("/a/{b}/{c...}").example(tailSegments: 0), "/a/x")
+        XCTAssertEqual(RoutePattern("/a/{b}/{c...}").example(tailSegments: 2), "/a/x/x/x")
+    }
+
+    func testRoutesOfOneShapeConflict() {
+        let conflicts = RouteTable.conflicts(["/a/{b}", "/a/c", "/a/{d}", "/a/{e...}"].map(RoutePattern.init))
+        XCTAssertEqual(conflicts.map { "\($0.0) \($0.1)" }, ["/a/{b} /a/{d}"])
+        XCTAssertTrue(RouteTable.conflicts(patterns).isEmpty)
     }
 
     func testShapes() {

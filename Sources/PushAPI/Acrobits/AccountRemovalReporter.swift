@@ -7,6 +7,8 @@ import PushCore
 public struct AccountRemovalReporter: DialectHandler {
     public var errors: any ErrorRenderer { ReporterErrors() }
 
+    public var routes: [Router.Route] { ReporterPath.routes(prefix: Self.prefix, self) }
+
     private let accounts: any AcrobitsAccountStore
 
     public static let prefix = "/removeAccount"
@@ -16,16 +18,10 @@ public struct AccountRemovalReporter: DialectHandler {
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        guard request.method == "GET" || request.method == "POST" else {
-            throw ReporterError.methodNotAllowed(request.method)
-        }
-        guard request.body.count <= TokenReporter.bodyLimit else {
-            throw ReporterError.bodyTooLarge(limit: TokenReporter.bodyLimit)
-        }
-        let pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.prefix)
-        let account = try AccountFields(try ReporterParameters(request: request, pathValues: pathValues))
+        try ReporterPath.checkMethodAndSize(request)
+        let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
+        let account = try AccountFields(parameters)
         _ = try accounts.removeAccount(selector: account.selector)
         return .emptyOK
     }
-
 }

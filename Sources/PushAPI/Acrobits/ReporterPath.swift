@@ -1,43 +1,55 @@
+import Logging
 import PushCore
 
-/// The parameters the Acrobits URL templates put in the path rather than the query:
-/// `/token/<username>/` and `/pushToken/<username>/<selector>/<token>&appid=<appid>`.
+/// The parameters the Acrobits URL templates put in the path rather than the query, as the
+/// reporters' routes match them: `/token/{username}/` and
+/// `/pushToken/{username}/{selector}/{token...}` (the token, whose base64 may hold `/`, with
+/// `&appid=<appid>[&more=…]` after it).
 enum ReporterPath {
-    /// `/token/`, `/token/<username>/` (username from the path, as the document's JSON example),
-    /// and the same shape under the account-removal prefix.
-    static func usernameStyle(_ path: String, prefix: String) throws(ReporterError) -> FormParameters {
-        let rest = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: true)
-        switch rest.count {
-        case 0:
-            return FormParameters()
-        case 1:
-            return FormParameters(pairs: [("username", try decode(rest[0]))])
-        default:
-            throw .unknownPath(path)
+    /// The routes of one reporter at `prefix` (`/token`, `/removeAccount`), answered by
+    /// `handler`; with `tokenStyle`, the `/pushToken/…` ones too. What matches none of their
+    /// shapes is refused in the reporters' shape.
+    static func routes(prefix: String, tokenStyle: String? = nil, _ handler: any DialectHandler) -> [Router.Route] {
+        var routes: [Router.Route] = [
+            .init(prefix, handler),
+            .init(prefix + "/{username}", handler),
+            .init(prefix + "/{path...}", UnknownReporterPath()),
+        ]
+        if let tokenStyle {
+            routes += [
+                .init(tokenStyle + "/{username}/{selector}/{token...}", handler, opaqueTail: true),
+                .init(tokenStyle + "/{path...}", UnknownReporterPath()),
+            ]
         }
+        return routes
     }
 
-    /// `/pushToken/<username>/<selector>/<token>&appid=<appid>[&more=…]`. The token is the last
-    /// segment and may itself contain `/` (unencoded base64), so only the first two are split off.
-    static func tokenStyle(_ path: String, prefix: String) throws(ReporterError) -> FormParameters {
-        let rest = path.dropFirst(prefix.count).drop { $0 == "/" }
-        let parts = rest.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .unknownPath(path) }
-        var parameters = FormParameters(pairs: [
-            ("username", try decode(parts[0])),
-            ("selector", try decode(parts[1])),
-        ])
-        let tokenAndMore = parts[2].split(separator: "&", maxSplits: 1, omittingEmptySubsequences: false)
+    /// The values the request's route took from its path, percent-decoded.
+    static func values(of request: Request) throws(ReporterError) -> FormParameters {
+        guard let parameters = request.route?.parameters, let username = parameters["username"] else {
+            return FormParameters()
+        }
+        var values = FormParameters(pairs: [("username", try decode(username))])
+        guard let selector = parameters["selector"] else { return values }
+        guard let tokenAndMore = parameters["token"] else { throw .unknownPath(request.path) }
+        values.append(name: "selector", value: try decode(selector))
+        let parts = tokenAndMore.split(separator: "&", maxSplits: 1, omittingEmptySubsequences: false)
         // `+` stays `+` in a path (it is a space only in form encoding): base64 tokens keep it.
-        parameters.append(name: "pushToken", value: try decode(tokenAndMore[0]))
-        if tokenAndMore.count > 1 {
+        values.append(name: "pushToken", value: try decode(parts[0]))
+        if parts.count > 1 {
             do {
-                parameters.append(contentsOf: try FormParameters.parse(tokenAndMore[1]))
+                values.append(contentsOf: try FormParameters.parse(parts[1]))
             } catch {
                 throw .badPercentEncoding
             }
         }
-        return parameters
+        return values
+    }
+
+    /// The method and size every report is checked for first, whatever its path.
+    static func checkMethodAndSize(_ request: Request) throws(ReporterError) {
+        guard request.method == "GET" || request.method == "POST" else { throw .methodNotAllowed(request.method) }
+        guard request.body.count <= TokenReporter.bodyLimit else { throw .bodyTooLarge(limit: TokenReporter.bodyLimit) }
     }
 
     private static func decode(_ segment: Substring) throws(ReporterError) -> String {
@@ -48,5 +60,16 @@ enum ReporterPath {
         } catch {
             throw .badPercentEncoding
         }
+    }
+}
+
+/// A reporter's path of none of its shapes (`/token/a/b`): refused after the checks every
+/// report gets first.
+struct UnknownReporterPath: DialectHandler {
+    var errors: any ErrorRenderer { ReporterErrors() }
+
+    func respond(to request: Request, logger: Logger) throws -> Response {
+        try ReporterPath.checkMethodAndSize(request)
+        throw ReporterError.unknownPath(request.path)
     }
 }

@@ -19,6 +19,10 @@ public struct TokenReporter: DialectHandler {
 
     public var errors: any ErrorRenderer { ReporterErrors() }
 
+    public var routes: [Router.Route] {
+        ReporterPath.routes(prefix: Self.queryStylePrefix, tokenStyle: Self.pathStylePrefix, self)
+    }
+
     /// The parameter names of each channel, current names first, then the legacy ones.
     struct ChannelNames {
         let channel: AcrobitsChannel
@@ -56,17 +60,8 @@ public struct TokenReporter: DialectHandler {
     }
 
     func parse(_ request: Request) throws -> Report {
-        guard request.method == "GET" || request.method == "POST" else {
-            throw ReporterError.methodNotAllowed(request.method)
-        }
-        guard request.body.count <= Self.bodyLimit else { throw ReporterError.bodyTooLarge(limit: Self.bodyLimit) }
-        let pathValues: FormParameters
-        if request.path.hasPrefix(Self.pathStylePrefix) {
-            pathValues = try ReporterPath.tokenStyle(request.path, prefix: Self.pathStylePrefix)
-        } else {
-            pathValues = try ReporterPath.usernameStyle(request.path, prefix: Self.queryStylePrefix)
-        }
-        let parameters = try ReporterParameters(request: request, pathValues: pathValues)
+        try ReporterPath.checkMethodAndSize(request)
+        let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
         let account = try AccountFields(parameters)
         // Counted in bytes: AccountFields lets through printable ASCII only.
         guard account.selector.utf8.count >= Self.minimumSelectorLength else {

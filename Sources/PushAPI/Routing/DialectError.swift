@@ -65,13 +65,21 @@ public protocol DialectHandler: RequestHandler {
 
     /// The renderer of the endpoint's dialect (one per dialect, shared by its endpoints).
     var errors: any ErrorRenderer { get }
+
+    /// The routes the endpoint reads parameters from, answered by it; none when it reads
+    /// nothing from its path (then whoever serves it names its routes).
+    var routes: [Router.Route] { get }
 }
 
 extension DialectHandler {
-    /// For callers that hold the handler itself (tests, a wrapper): the router's answer,
-    /// logging nowhere.
+    public var routes: [Router.Route] { [] }
+
+    /// For callers that hold the handler itself (tests, a wrapper): the answer of a router of
+    /// its own routes, logging nowhere.
     public func handle(_ request: Request) -> Response {
-        Router.answer(request, with: self, errors: errors, logger: Router.silent)
+        let routes = routes
+        guard routes.isEmpty else { return Router(routes: routes).handle(request) }
+        return Router.answer(request, with: self, errors: errors, logger: Router.silent)
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {

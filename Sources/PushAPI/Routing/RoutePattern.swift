@@ -32,14 +32,18 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
         return "/" + literals.map { if case .literal(let text) = $0 { return text } else { return "" } }.joined(separator: "/")
     }
 
-    /// A path this pattern matches: each parameter and tail filled with `value`.
-    public func example(_ value: String = "x") -> String {
-        "/" + segments.map { segment in
+    /// A path this pattern matches: each parameter filled with `value`, a tail with
+    /// `tailSegments` segments of it (none: the path ends before the tail's `/`).
+    public func example(_ value: String = "x", tailSegments: Int = 1) -> String {
+        var path = "/" + segments.map { segment in
             switch segment {
             case .literal(let text): return text
-            case .parameter, .tail: return value
+            case .parameter: return value
+            case .tail: return Array(repeating: value, count: tailSegments).joined(separator: "/")
             }
         }.joined(separator: "/")
+        if case .tail = segments.last, tailSegments == 0 { path.removeLast() }
+        return path
     }
 
     /// Segments before the tail, or nil without one: where `RequestPathCheck` starts reading a
@@ -51,7 +55,7 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
 
     /// The pattern with every literal kept and every parameter and tail the same: two routes of
     /// one shape would match exactly the same paths.
-    var shape: String {
+    public var shape: String {
         segments.map { segment in
             switch segment {
             case .literal(let text): return text

@@ -16,13 +16,12 @@ struct RouteTable: Sendable {
 
     private let root = Node()
 
-    /// - Precondition: no two patterns of one shape (see `RoutePattern.shape`).
+    /// - Precondition: no two patterns of one shape (see `conflicts`).
     init(_ patterns: [RoutePattern]) {
-        var shapes: [String: String] = [:]
+        if let (first, second) = Self.conflicts(patterns).first {
+            preconditionFailure("routes \(first) and \(second) would match the same paths")
+        }
         for (index, pattern) in patterns.enumerated() {
-            if let earlier = shapes.updateValue(pattern.description, forKey: pattern.shape) {
-                preconditionFailure("routes \(earlier) and \(pattern) would match the same paths")
-            }
             var node = root
             for segment in pattern.segments {
                 switch segment {
@@ -42,6 +41,17 @@ struct RouteTable: Sendable {
         }
     }
 
+    /// The pairs of patterns of one shape (`/a/{b}` and `/a/{c}`), which would match exactly
+    /// the same paths: any other two differ in a literal, or in which is more specific.
+    static func conflicts(_ patterns: [RoutePattern]) -> [(RoutePattern, RoutePattern)] {
+        var shapes: [String: RoutePattern] = [:]
+        var conflicts: [(RoutePattern, RoutePattern)] = []
+        for pattern in patterns {
+            if let earlier = shapes.updateValue(pattern, forKey: pattern.shape) { conflicts.append((earlier, pattern)) }
+        }
+        return conflicts
+    }
+
     /// The index of `path`'s route and its parameters, nil when none matches. A trailing `/`
     /// reaches the route without it (`/api/push/` is `/api/push`), as the dialects always took it.
     func match(_ path: String) -> (index: Int, parameters: RouteParameters)? {
@@ -58,11 +68,9 @@ struct RouteTable: Sendable {
     ) -> Int? {
         guard position < segments.count else {
             if let route = node.route { return route }
-            if let tail = node.tail {
-                parameters.append(tail.name, path[path.endIndex...])
-                return tail.route
-            }
-            return nil
+            // A tail of no segments at all gives no value: `/pushToken/u/s` has no token,
+            // `/pushToken/u/s/` an empty one.
+            return node.tail?.route
         }
         let segment = Substring(segments[position])
         if let next = node.literals[segment], let route = match(segments, from: position + 1, at: next, in: path, &parameters) {

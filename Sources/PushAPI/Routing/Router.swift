@@ -37,6 +37,12 @@ public struct Router: RequestHandler {
             self.lane = lane
             self.opaqueTail = opaqueTail
         }
+
+        /// The same route answered by `handler` (an endpoint's routes, served behind a wrapper
+        /// such as `SenderOnly`).
+        public func answered(by handler: any DialectHandler) -> Route {
+            Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
+        }
     }
 
     private let routes: [Route]
