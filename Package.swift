@@ -29,9 +29,16 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "PushCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The schema migrations, the .sql files themselves compiled into the binary so that it
+        // runs from any directory: one target per engine, as their files share names.
+        .target(name: "SQLiteMigrations", resources: [.embedInCode("sql")]),
+        .target(name: "PostgreSQLMigrations", resources: [.embedInCode("sql")]),
         .target(
             name: "PushStore",
-            dependencies: ["PushCore", "CSQLite", "CLibPQ", .product(name: "CoreMetrics", package: "swift-metrics")]
+            dependencies: [
+                "PushCore", "CSQLite", "CLibPQ", "SQLiteMigrations", "PostgreSQLMigrations",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
         .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         .target(name: "PushAPI", dependencies: ["PushCore", .product(name: "Logging", package: "swift-log")]),

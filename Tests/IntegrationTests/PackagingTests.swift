@@ -49,7 +49,7 @@ final class PackagingTests: XCTestCase {
         for (path, wanted) in expected {
             XCTAssertEqual(try mode(path), wanted, "mode of \(path)")
         }
-        // The migrations are inside the binary: nothing of sql/ is installed.
+        // The migrations are inside the binary: no folder of them is installed.
         XCTAssertFalse(FileManager.default.fileExists(atPath: staged("/usr/local/share/pushgate/sql")))
 
         let unit = try text("/etc/systemd/system/pushgate.service")
@@ -220,7 +220,8 @@ final class CopiedBinaryTests: XCTestCase, RunsOnPostgreSQL {
 
 /// The repository's SQLite migrations, by name.
 private var repositorySQLFiles: [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: PushgateInstance.repository.appendingPathComponent("sql").path)) ?? [])
+    let directory = PushgateInstance.repository.appendingPathComponent("Sources/SQLiteMigrations/sql")
+    return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
         .filter { $0.hasSuffix(".sql") }.sorted()
 }
 

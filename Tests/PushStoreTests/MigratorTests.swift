@@ -5,7 +5,7 @@ import XCTest
 
 final class MigratorTests: StoreTestCase {
 
-    // SQLite only: it tests SQLite's migrator and sql/ (PostgreSQLMigratorTests cover sql/postgresql/).
+    // SQLite only: it tests SQLite's migrator and migrations (PostgreSQLMigratorTests cover PostgreSQL's).
     override func setUpWithError() throws {
         try super.setUpWithError()
         try requireSQLite()

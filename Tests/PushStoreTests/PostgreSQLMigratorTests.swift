@@ -5,8 +5,8 @@ import XCTest
 
 @testable import PushStore
 
-/// sql/postgresql/ applied by PostgreSQLMigrator: the same versions as sql/, each once, even
-/// when several nodes start together.
+/// PostgreSQL's migrations applied by PostgreSQLMigrator: the same versions as SQLite's, each
+/// once, even when several nodes start together.
 final class PostgreSQLMigratorTests: StoreTestCase {
     // PostgreSQL only: SQLite's migrator has MigratorTests.
     override func setUpWithError() throws {

@@ -9,7 +9,7 @@ import XCTest
 typealias StoreUnderTest = PushgateStore
 
 /// Base of the store tests: a fresh database per test, migrated by the migrations built into
-/// PushStore (EmbeddedMigrationsTests holds them equal to the repository's `sql/`).
+/// PushStore (BuiltInMigrationsTests holds them equal to the files they are built from).
 ///
 /// One suite, two engines: SQLite (a fresh temporary directory per test) by default, or
 /// PostgreSQL when `PUSHGATE_TEST_DATABASE_URL` names a server (a fresh schema per test,
@@ -17,12 +17,14 @@ typealias StoreUnderTest = PushgateStore
 /// Tests of SQLite's own machinery (its connection, WAL, group-commit writer, migration
 /// files) call `try requireSQLite()` and are skipped on PostgreSQL.
 class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
-    /// The repository's `sql/`, found from this file: Tests/PushStoreTests/ → ../../sql.
+    /// SQLite's migration files, found from this file: Tests/PushStoreTests/ →
+    /// ../../Sources/SQLiteMigrations/sql.
     static let sqlDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("sql", isDirectory: true)
-    /// PostgreSQL's twin of `sql/`.
-    static let postgreSQLDirectory = sqlDirectory.appendingPathComponent("postgresql", isDirectory: true)
+        .appendingPathComponent("Sources/SQLiteMigrations/sql", isDirectory: true)
+    /// PostgreSQL's twins of `sqlDirectory`'s.
+    static let postgreSQLDirectory = sqlDirectory.deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("PostgreSQLMigrations/sql", isDirectory: true)
 
     /// The PostgreSQL server to test on, if any.
     static let postgreSQLURL: String? = {

@@ -7,7 +7,7 @@ import XCTest
 /// The Token Reporter's rules as one table of reports and the rows they must leave, run on both
 /// engines. The rules are written twice: in Swift (`SQLStore.saveAccountTokens`, SQLite) and in
 /// the PostgreSQL schema's functions (`pushgate_save_account_tokens`, one report, and
-/// `pushgate_save_account_reports`, a batch: sql/postgresql/0005 and 0008). Each step's
+/// `pushgate_save_account_reports`, a batch: PostgreSQL's migrations 0005 and 0008). Each step's
 /// reports go to PostgreSQL as one batch when there are several, so both functions are held
 /// to the same table; a drift of either engine fails here.
 final class TokenReporterScenarioTests: StoreTestCase {

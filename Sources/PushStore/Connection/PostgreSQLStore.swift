@@ -26,7 +26,7 @@ public final class PostgreSQLStore: Sendable {
         self.clock = clock
     }
 
-    /// Applies the pending built-in migrations (`sql/postgresql/`'s, compiled in) under an
+    /// Applies the pending built-in migrations (PostgreSQLMigrations', compiled in) under an
     /// advisory lock, so that nodes starting together apply each once; returns the file
     /// names this call applied.
     @discardableResult

@@ -1,4 +1,6 @@
 import Foundation
+import PostgreSQLMigrations
+import SQLiteMigrations
 
 /// One schema migration, `NNNN_name.sql`: its number, its name and its SQL.
 public struct Migration: Sendable, Equatable {
@@ -25,17 +27,21 @@ public struct Migration: Sendable, Equatable {
         self.sql = sql
     }
 
-    /// The migrations built into this binary for `engine` (`EmbeddedMigrations`, generated
-    /// from `sql/` and `sql/postgresql/`), ordered and checked like a directory's.
+    /// The migrations built into this binary for `engine` (SQLiteMigrations' or
+    /// PostgreSQLMigrations' `sql/`), ordered and checked like a directory's.
     public static func builtIn(for engine: SQLEngine) throws -> [Migration] {
-        let files: [(fileName: String, sql: String)]
+        let files: [(fileName: String, bytes: [UInt8])]
         switch engine {
-        case .sqlite: files = EmbeddedMigrations.sqlite
-        case .postgresql: files = EmbeddedMigrations.postgresql
+        case .sqlite: files = SQLiteMigrationFiles.all
+        case .postgresql: files = PostgreSQLMigrationFiles.all
         }
         var migrations: [Migration] = []
         for file in files {
-            guard let migration = Migration(fileName: file.fileName, sql: file.sql) else {
+            // As strict as reading the file from a directory, which refuses what is not UTF-8.
+            guard let sql = String(bytes: file.bytes, encoding: .utf8) else {
+                throw MigrationError.unreadableFile(file.fileName, reason: "it is not UTF-8")
+            }
+            guard let migration = Migration(fileName: file.fileName, sql: sql) else {
                 throw MigrationError.badFileName(file.fileName)
             }
             migrations.append(migration)

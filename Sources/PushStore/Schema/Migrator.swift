@@ -1,8 +1,9 @@
 import Foundation
 
-/// Applies the numbered schema migrations (`0001_initial.sql`, …: built into the binary from
-/// `sql/`, or a directory's for tests) in order, each in its own transaction, and records each applied version in `schema_migrations`, so that every
-/// start-up and `pushgate migrate` can run it safely.
+/// Applies the numbered schema migrations (`0001_initial.sql`, …: SQLiteMigrations' `sql/`,
+/// built into the binary, or a directory's for tests) in order, each in its own transaction, and
+/// records each applied version in `schema_migrations`, so that every start-up and
+/// `pushgate migrate` can run it safely.
 public enum Migrator {
     /// Not itself a migration: it must exist before the first one can be recorded.
     private static let createTableSQL = """
@@ -19,7 +20,7 @@ public enum Migrator {
     private static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 
     /// The migrations in `directory` (files `NNNN_name.sql`, read now), ordered by version:
-    /// the source the built-in migrations are generated from, and what tests migrate with.
+    /// what tests migrate with (the built-in ones' own folder, or a copy of some of them).
     /// Throws when a `.sql` file is misnamed or unreadable, or `ordered` refuses the set.
     public static func migrations(in directory: URL) throws -> [Migration] {
         let names: [String]

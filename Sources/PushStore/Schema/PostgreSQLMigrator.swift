@@ -1,9 +1,10 @@
 import Foundation
 
-/// Applies the numbered schema migrations of `sql/postgresql/` (same numbers and meaning as
-/// SQLite's `sql/`; built into the binary) in order, each in its own transaction, and records each applied version
-/// in `schema_migrations`. The whole run holds a session advisory lock, so that two nodes
-/// starting at once apply each migration once: the second waits, then finds nothing to do.
+/// Applies the numbered schema migrations of PostgreSQLMigrations' `sql/` (same numbers and
+/// meaning as SQLite's; built into the binary) in order, each in its own transaction, and records
+/// each applied version in `schema_migrations`. The whole run holds a session advisory lock, so
+/// that two nodes starting at once apply each migration once: the second waits, then finds
+/// nothing to do.
 public enum PostgreSQLMigrator {
     /// Not itself a migration: it must exist before the first one can be recorded.
     private static let createTableSQL = """

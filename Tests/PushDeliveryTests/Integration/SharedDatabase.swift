@@ -10,11 +10,6 @@ import XCTest
 final class SharedDatabase {
     typealias NodeStore = AppCatalog & OutboxStore & ProviderTokenArchive & DeviceDeliveryRecord & DevicePruning
 
-    /// The repository's `sql/`, found from this file: Tests/PushDeliveryTests/Integration/ → ../../../sql.
-    private static let sqlDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("sql", isDirectory: true)
-
     static var postgreSQLURL: String? {
         let url = ProcessInfo.processInfo.environment["PUSHGATE_TEST_DATABASE_URL"] ?? ""
         return url.isEmpty ? nil : url
@@ -33,15 +28,14 @@ final class SharedDatabase {
                 .execute("CREATE SCHEMA \(PostgreSQLConnection.quoteIdentifier(schema))")
             postgreSQL = PostgreSQLConfiguration(url: url, schema: schema)
             directory = nil
-            try PostgreSQLStore(configuration: postgreSQL!)
-                .migrate(directory: Self.sqlDirectory.appendingPathComponent("postgresql", isDirectory: true))
+            try PostgreSQLStore(configuration: postgreSQL!).migrate()
         } else {
             if requirePostgreSQL { throw XCTSkip("needs PostgreSQL: set PUSHGATE_TEST_DATABASE_URL") }
             postgreSQL = nil
             directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("pushgate-shared-\(UUID().uuidString)", isDirectory: true)
             try FileManager.default.createDirectory(at: directory!, withIntermediateDirectories: true)
-            try SQLiteStore(path: directory!.appendingPathComponent("shared.sqlite").path).migrate(directory: Self.sqlDirectory)
+            try SQLiteStore(path: directory!.appendingPathComponent("shared.sqlite").path).migrate()
         }
     }
 
