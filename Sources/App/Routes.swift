@@ -6,11 +6,11 @@ import PushCrypto
 import PushDelivery
 import PushStore
 
-/// What the dialects need besides their thread's store, shared by every responder thread.
+/// What the dialects need besides the store, shared by every responder thread.
 struct RouteServices: Sendable {
     let configuration: Configuration
     /// The process's one delivery router. Dialects that push while the caller waits wrap it in
-    /// a `PruningDeliverer` over their thread's store; fan-out goes through the outbox instead.
+    /// a `PruningDeliverer` over the store; fan-out goes through the outbox instead.
     let deliverer: any Deliverer
     let logger: Logger
     /// Wakes the outbox worker after a publish or event queued pushes (otherwise it looks at
@@ -36,7 +36,7 @@ struct RouteServices: Sendable {
     var openConnections: @Sendable () -> Int? = { nil }
 }
 
-/// Which endpoint answers which path. One router per responder thread, over that thread's store.
+/// Which endpoint answers which path: serve's one router, over the process's one store.
 enum Routes {
     static func router(store: any Store, services: RouteServices) -> Router {
         let reporter = TokenReporter(apps: store, accounts: store)
@@ -80,22 +80,15 @@ enum Routes {
         // dialect's shape. Each request logs on a logger of its own made from services.logger.
         return Router(
             routes: OperatorEndpoints.routes(store: store, services: services) + reporter.routes
-                + AccountRemovalReporter(accounts: store).routes + [
+                + AccountRemovalReporter(accounts: store).routes + topics.routes + [
                 .init("/push/notifications/{path...}", bridge),
-                .init("/push/topics/{topic...}", topics),
-                .init("/api/push", cospace, lane: { cospace.lane(for: $0) }),
-                .init("/api/push/events", cospaceEvents),
+                .init("/api/push/?", cospace, lane: { cospace.lane(for: $0) }),
+                .init("/api/push/events/?", cospaceEvents),
                 .init("/api/push/{path...}", cospace),
             ] + Pnm2Gateway.routes(pnm2) + [
                 .init("/client_api/{path...}", BeamsClientAPI(store: store, identifiers: identifiers)),
                 .init("/device_api/{path...}", beamsDevices),
                 .init("/instances/{path...}", beamsDevices),
-                .init("/publish_api/v1/instances/{instance}/publishes", publishes, endpoint: BeamsPublishAPI.prefix),
-                .init("/publish_api/v1/instances/{instance}/publishes/interests", publishes, endpoint: BeamsPublishAPI.prefix),
-                .init("/publish_api/v1/instances/{instance}/publishes/users", userPublishes, endpoint: BeamsPublishAPI.prefix),
-                .init("/publish_api/{path...}", publishes),
-                .init("/customer_api/{path...}", beamsUsers),
-                .init("/user_api/{path...}", beamsUsers),
-            ], logger: services.logger)
+            ] + publishes.routes + userPublishes.routes + beamsUsers.routes, logger: services.logger)
     }
 }

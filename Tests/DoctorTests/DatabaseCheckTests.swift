@@ -1,6 +1,6 @@
 @testable import App
 import Foundation
-import PushStore
+@testable import PushStore
 import XCTest
 
 /// The database verdicts: missing, unmigrated, behind, not a database, current.

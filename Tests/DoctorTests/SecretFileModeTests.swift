@@ -1,6 +1,6 @@
 @testable import App
 import Foundation
-import PushStore
+@testable import PushStore
 import XCTest
 
 /// The database is created private, and doctor fails one that other local users can read.

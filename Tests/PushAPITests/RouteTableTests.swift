@@ -7,7 +7,7 @@ import XCTest
 /// of the table, parameters and tails come back as sent, and two routes of one shape are refused.
 final class RouteTableTests: XCTestCase {
     private let patterns = [
-        "/api/push/{path...}", "/api/push", "/api/push/events",
+        "/api/push/{path...}", "/api/push/?", "/api/push/events/?",
         "/publish_api/v1/instances/{instance}/publishes/users", "/publish_api/{path...}",
         "/pushToken/{username}/{selector}/{token...}", "/pushToken/{path...}",
         "/token/{path...}",
@@ -19,10 +19,12 @@ final class RouteTableTests: XCTestCase {
 
     func testTheMostSpecificRouteWinsInEveryOrder() {
         let expected: [String: String?] = [
-            "/api/push": "/api/push",
-            "/api/push/": "/api/push",
-            "/api/push/events": "/api/push/events",
-            "/api/push/events/": "/api/push/events",
+            "/api/push": "/api/push/?",
+            "/api/push/": "/api/push/?",
+            "/api/push/events": "/api/push/events/?",
+            "/api/push/events/": "/api/push/events/?",
+            "/api/push/events//": "/api/push/{path...}",
+            "/publish_api/v1/instances/abc/publishes/users/": "/publish_api/{path...}",
             "/api/push/other": "/api/push/{path...}",
             "/api/pushes": nil,
             "/publish_api/v1/instances/abc/publishes/users": "/publish_api/v1/instances/{instance}/publishes/users",
@@ -79,5 +81,7 @@ final class RouteTableTests: XCTestCase {
         XCTAssertEqual(RoutePattern("/pnm2/send").literalPrefix, "/pnm2/send")
         XCTAssertEqual(RoutePattern("/token/{path...}").literalPrefix, "/token")
         XCTAssertEqual(RoutePattern("/pushToken/{u}/{s}/{t...}").segmentsBeforeTail, 3)
+        XCTAssertEqual(RoutePattern("/api/push/?").literalPrefix, "/api/push")
+        XCTAssertEqual(RoutePattern("/api/push/?").shape, RoutePattern("/api/push").shape)
     }
 }

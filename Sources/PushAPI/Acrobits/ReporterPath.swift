@@ -11,8 +11,8 @@ enum ReporterPath {
     /// shapes is refused in the reporters' shape.
     static func routes(prefix: String, tokenStyle: String? = nil, _ handler: any DialectHandler) -> [Router.Route] {
         var routes: [Router.Route] = [
-            .init(prefix, handler),
-            .init(prefix + "/{username}", handler),
+            .init(prefix + "/?", handler),
+            .init(prefix + "/{username}/?", handler),
             .init(prefix + "/{path...}", UnknownReporterPath()),
         ]
         if let tokenStyle {

@@ -23,13 +23,13 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
     }
 
     public func checkAddress(_ request: Request) throws {
-        _ = try Self.instance(request.path)
+        _ = try Self.instance(request)
         guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
-        let appKey = try Self.instance(request.path)
+        let appKey = try Self.instance(request)
         let instance = try instance(appKey, in: store, for: sender)
         let publish = try BeamsPublish(BeamsJSONBody(request))
         // Each app of the instance gets the publish when it carries that platform's half;
@@ -65,13 +65,17 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         }
     }
 
-    /// The app key of `/v1/instances/<app_key>/publishes` (or `…/publishes/interests`, the
-    /// path today's Beams server SDKs use).
-    static func instance(_ path: String) throws(BeamsError) -> String {
-        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 5 || (parts.count == 6 && parts[5] == "interests"), parts[0].isEmpty, parts[1] == "v1",
-            parts[2] == "instances", parts[4] == "publishes", !parts[3].isEmpty,
-            let appKey = try? FormParameters.percentDecode(parts[3], plusAsSpace: false)
+    /// `…/v1/instances/{instance}/publishes`, or `…/publishes/interests` (the path today's
+    /// Beams server SDKs use); anything else under the prefix is refused as no such resource.
+    public var routes: [Router.Route] {
+        let publishes = Self.prefix + "/v1/instances/{instance}/publishes"
+        return [publishes, publishes + "/interests", Self.prefix + "/{path...}"].map { .init($0, self, endpoint: Self.prefix) }
+    }
+
+    /// The app key the route took from the path.
+    static func instance(_ request: Request) throws(BeamsError) -> String {
+        guard let raw = request.route?.parameters["instance"],
+            let appKey = try? FormParameters.percentDecode(raw, plusAsSpace: false)
         else {
             throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes.")
         }

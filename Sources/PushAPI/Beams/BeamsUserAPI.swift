@@ -16,13 +16,13 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
     }
 
     public func checkAddress(_ request: Request) throws {
-        _ = try Self.address(request.path)
+        _ = try Self.address(request)
         guard request.method == "DELETE" else { throw BeamsError.methodNotAllowed(allowed: ["DELETE"]) }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
-        let (appKey, userID) = try Self.address(request.path)
+        let (appKey, userID) = try Self.address(request)
         let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
         var response = Response.emptyOK
@@ -30,15 +30,22 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         return response
     }
 
-    /// (instance id, user id) of `…/v1/instances/<instance id>/users/<user id>`, both
-    /// percent-decoded.
-    static func address(_ path: String) throws(BeamsError) -> (appKey: String, userID: String) {
-        let prefix = path.hasPrefix(nodePrefix) ? nodePrefix : prefix
-        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].isEmpty, parts[1] == "v1", parts[2] == "instances", parts[4] == "users",
-            !parts[3].isEmpty, !parts[5].isEmpty,
-            let appKey = try? FormParameters.percentDecode(parts[3], plusAsSpace: false),
-            let userID = try? FormParameters.percentDecode(parts[5], plusAsSpace: false)
+    /// `…/v1/instances/{instance}/users/{user}` under both prefixes; anything else under them
+    /// is refused as no such resource.
+    public var routes: [Router.Route] {
+        [Self.prefix, Self.nodePrefix].flatMap { prefix in
+            [prefix + "/v1/instances/{instance}/users/{user}", prefix + "/{path...}"].map {
+                Router.Route($0, self, endpoint: prefix)
+            }
+        }
+    }
+
+    /// (instance id, user id) the route took from the path, both percent-decoded.
+    static func address(_ request: Request) throws(BeamsError) -> (appKey: String, userID: String) {
+        let parameters = request.route?.parameters
+        guard let rawKey = parameters?["instance"], let rawUser = parameters?["user"],
+            let appKey = try? FormParameters.percentDecode(rawKey, plusAsSpace: false),
+            let userID = try? FormParameters.percentDecode(rawUser, plusAsSpace: false)
         else {
             throw .notFound("No such resource: delete /v1/instances/<instance id>/users/<user id>.")
         }

@@ -23,19 +23,19 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    /// Whether `path` is this endpoint's rather than the publish to interests'.
-    static func serves(_ path: String) -> Bool {
-        path.hasSuffix("/publishes/users")
+    /// `…/v1/instances/{instance}/publishes/users`.
+    public var routes: [Router.Route] {
+        [.init(BeamsPublishAPI.prefix + "/v1/instances/{instance}/publishes/users", self, endpoint: BeamsPublishAPI.prefix)]
     }
 
     public func checkAddress(_ request: Request) throws {
-        _ = try Self.instance(request.path)
+        _ = try Self.instance(request)
         guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
-        let appKey = try Self.instance(request.path)
+        let appKey = try Self.instance(request)
         let instance = try instance(appKey, in: store, for: sender)
         let body = try BeamsJSONBody(request, limit: Self.maximumBytes)
         let users = try Self.users(body.fields["users"])
@@ -80,11 +80,9 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
     }
 
     /// The instance id of `/publish_api/v1/instances/<instance id>/publishes/users`.
-    static func instance(_ path: String) throws(BeamsError) -> String {
-        let parts = path.dropFirst(BeamsPublishAPI.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0].isEmpty, parts[1] == "v1", parts[2] == "instances", parts[4] == "publishes",
-            parts[5] == "users", !parts[3].isEmpty,
-            let appKey = try? FormParameters.percentDecode(parts[3], plusAsSpace: false)
+    static func instance(_ request: Request) throws(BeamsError) -> String {
+        guard let raw = request.route?.parameters["instance"],
+            let appKey = try? FormParameters.percentDecode(raw, plusAsSpace: false)
         else {
             throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes/users.")
         }

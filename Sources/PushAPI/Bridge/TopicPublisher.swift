@@ -36,7 +36,7 @@ public struct TopicPublisher: SendEndpoint {
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
         try checkAddress(request)
-        let topic = try Self.topic(in: request.path)
+        let topic = try Self.topic(request.route?.parameters["topic"])
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
         // A key limited to apps must reach at least one of the bridge's: otherwise the publish
         // names only apps outside its scope. Subscribers of the other one are left out below.
@@ -60,14 +60,17 @@ public struct TopicPublisher: SendEndpoint {
     }
 
     /// The topic path after the prefix, percent-decoded.
-    static func topic(in path: String) throws(BridgeError) -> TopicPath {
-        let raw = path.dropFirst(prefix.count)
-        guard raw.hasPrefix("/"), raw.count > 1 else {
+    /// `/push/topics/{topic...}`: the topic is the rest of the path, `/` and all.
+    public var routes: [Router.Route] { [.init(Self.prefix + "/{topic...}", self)] }
+
+    /// The topic path of the route's `{topic...}` tail, percent-decoded.
+    static func topic(_ raw: Substring?) throws(BridgeError) -> TopicPath {
+        guard let raw, !raw.isEmpty else {
             throw .invalidTopicPath("name the topic to publish to: POST \(prefix)/<topic path>")
         }
         let decoded: String
         do {
-            decoded = try FormParameters.percentDecode(raw.dropFirst(), plusAsSpace: false)
+            decoded = try FormParameters.percentDecode(raw, plusAsSpace: false)
         } catch {
             throw .invalidTopicPath("the topic path has malformed percent-encoding")
         }

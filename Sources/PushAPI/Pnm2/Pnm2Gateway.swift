@@ -102,7 +102,7 @@ public struct Pnm2Gateway: SendEndpoint {
     /// answered at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
     public static func routes(_ handler: some DialectHandler) -> [Router.Route] {
         let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
-        return ["/pnm2", "/pnm2/send", "/pnm2/multisend"].map { .init($0, handler, endpoint: prefix, lane: lane) }
+        return ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"].map { .init($0, handler, endpoint: prefix, lane: lane) }
             + [.init("/pnm2/{path...}", handler)]
     }
 

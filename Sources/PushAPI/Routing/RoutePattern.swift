@@ -1,6 +1,8 @@
 /// A route's path, written as the documents write it: literal segments, `{name}` for one
 /// segment's value, and a last `{name...}` for the rest of the path, however many segments
-/// (none included). `/device_api/v1/instances/{instance}/…`, `/pushToken/{path...}`.
+/// (none included). `/device_api/v1/instances/{instance}/…`, `/pushToken/{path...}`. A
+/// pattern ending in `/?` takes the path with a trailing `/` too (`/api/push/?`), as the
+/// dialects that always did so still do.
 public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
     public enum Segment: Sendable, Equatable {
         case literal(String)
@@ -10,13 +12,16 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
 
     public let segments: [Segment]
     public let description: String
+    /// Written with `/?`: the path may end in one `/` more.
+    public let allowsTrailingSlash: Bool
 
     /// - Precondition: `text` starts with `/`, and only its last segment may be a tail. A
     ///   pattern is the code's, never a caller's: a malformed one is a programming error.
     public init(_ text: String) {
         precondition(text.hasPrefix("/"), "a route pattern starts with /: \(text)")
         description = text
-        let parts = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        allowsTrailingSlash = text.hasSuffix("/?")
+        let parts = text.dropFirst().dropLast(allowsTrailingSlash ? 2 : 0).split(separator: "/", omittingEmptySubsequences: false)
         segments = parts.enumerated().map { offset, part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(String(part)) }
             let name = part.dropFirst().dropLast()

@@ -12,6 +12,8 @@ struct RouteTable: Sendable {
         var parameter: (name: String, node: Node)?
         var tail: (name: String, route: Int)?
         var route: Int?
+        /// Whether `route` takes its path with a trailing `/` too.
+        var routeTakesTrailingSlash = false
     }
 
     private let root = Node()
@@ -37,7 +39,10 @@ struct RouteTable: Sendable {
                     node.tail = (name, index)
                 }
             }
-            if case .tail = pattern.segments.last {} else { node.route = index }
+            if case .tail = pattern.segments.last {} else {
+                node.route = index
+                node.routeTakesTrailingSlash = pattern.allowsTrailingSlash
+            }
         }
     }
 
@@ -52,8 +57,7 @@ struct RouteTable: Sendable {
         return conflicts
     }
 
-    /// The index of `path`'s route and its parameters, nil when none matches. A trailing `/`
-    /// reaches the route without it (`/api/push/` is `/api/push`), as the dialects always took it.
+    /// The index of `path`'s route and its parameters, nil when none matches.
     func match(_ path: String) -> (index: Int, parameters: RouteParameters)? {
         guard path.utf8.first == UInt8(ascii: "/") else { return nil }
         let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
@@ -84,7 +88,7 @@ struct RouteTable: Sendable {
                 return route
             }
         }
-        if segment.isEmpty, position == segments.count - 1, let route = node.route {
+        if segment.isEmpty, position == segments.count - 1, let route = node.route, node.routeTakesTrailingSlash {
             return route
         }
         if let tail = node.tail {

@@ -29,7 +29,7 @@ struct PostgreSQLBackend: StoreBackend {
 
     func serving(metrics: GroupCommitMetrics, warn: @escaping @Sendable (String) -> Void) throws -> any ServedDatabase {
         store.recordReportBatches(in: metrics)
-        return PostgreSQLServedDatabase(store: store, warn: warn)
+        return PostgreSQLServedDatabase(postgreSQLStore: store, warn: warn)
     }
 
     func checkup() -> StoreCheckup {

@@ -33,13 +33,11 @@ struct SQLiteBackend: StoreBackend {
         let writer = try GroupCommitWriter(
             path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
             autoCheckpoint: false, metrics: metrics)
-        let openStore: @Sendable () throws -> SQLiteStore = {
-            try openFileStore(migrating: false, writer: writer, autoCheckpoint: false)
-        }
-        let checkpointer = WALCheckpointer(store: try openStore(), writer: writer) { error in
+        let store = try openFileStore(migrating: false, writer: writer, autoCheckpoint: false)
+        let checkpointer = WALCheckpointer(store: store, writer: writer) { error in
             warn("WAL checkpoint failed, the WAL grows until one succeeds: \(error)")
         }
-        return SQLiteServedDatabase(writer: writer, checkpointer: checkpointer, open: openStore)
+        return SQLiteServedDatabase(writer: writer, checkpointer: checkpointer, sqliteStore: store)
     }
 
     func checkup() -> StoreCheckup {

@@ -1,7 +1,7 @@
 import PushCore
 
-/// The database as serve uses it: a store for each thread, the services that keep the
-/// engine healthy meanwhile, and what readiness asks about its writes.
+/// The database as serve uses it: one store for every thread and service of the process, the
+/// services that keep the engine healthy meanwhile, and what readiness asks about its writes.
 public protocol ServedDatabase: Sendable {
     /// Services the stores rely on, in the order to start them, before the first store is
     /// used; empty when the engine needs none.
@@ -10,8 +10,9 @@ public protocol ServedDatabase: Sendable {
     /// every write is its own transaction.
     var queuedWrites: (any QueuedWrites)? { get }
 
-    /// A store for one thread (or one service).
-    func openStore() throws -> any BackendStore
+    /// The process's one store: it owns the writer and what readers need (a pool of
+    /// connections to the file, or to the server), so every thread may call it at once.
+    var store: any BackendStore { get }
 
     /// A service that calls `onWake` when another node publishes to the shared outbox (and
     /// once after each reconnection); nil when no other node can publish to it.

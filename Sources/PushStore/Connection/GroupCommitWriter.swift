@@ -22,7 +22,7 @@ import Foundation
 /// jobs one after another in one transaction and commits. When a job throws, the batch is
 /// rolled back and run again with each job in a SAVEPOINT of its own, so that only that job
 /// fails.
-public final class GroupCommitWriter: @unchecked Sendable {
+final class GroupCommitWriter: @unchecked Sendable {
     // @unchecked: `database` is only used by the batcher's one leader at a time, and a job's
     // fields only by the leader that runs it until the batcher wakes its caller.
     private let database: Database

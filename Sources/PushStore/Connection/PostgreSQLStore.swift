@@ -8,7 +8,7 @@ import PushCore
 /// writer does for every write, and the outbox's claim and log trim (`lockingWrite`, READ
 /// COMMITTED: they rely on the row locks they take). SQLite's WAL checkpointer has no
 /// counterpart here.
-public final class PostgreSQLStore: Sendable {
+final class PostgreSQLStore: Sendable {
     public let pool: PostgreSQLPool
     let clock: @Sendable () -> Int64
     let recentApps = RecentApps()

@@ -1,14 +1,13 @@
 import Foundation
 import PushCore
 
-/// The `TokenStore` on one SQLite connection. Each FastCGI thread opens its own instance on
-/// the same file, all sharing one `GroupCommitWriter`: WAL lets them read in parallel on
-/// their own connections, and their write transactions go to the writer's one connection.
-/// An instance is meant for one thread at a time; its lock only makes sharing one safe.
-public final class SQLiteStore: @unchecked Sendable {
-    // @unchecked: `database` is not Sendable; every use of it is inside `lock`.
-    private let database: Database
-    private let lock = NSLock()
+/// Every store protocol on one SQLite file, for every thread of the process: each call reads
+/// on a connection of the store's `ReaderPool` that no other thread is using (WAL lets them
+/// read in parallel), and with a `GroupCommitWriter` every write transaction goes to the
+/// writer's one connection, committed together with other threads' writes.
+final class SQLiteStore: @unchecked Sendable {
+    // @unchecked: a pooled connection is used by one caller at a time (see ReaderPool).
+    private let readers: ReaderPool
     private let writer: GroupCommitWriter?
     let clock: @Sendable () -> Int64
     let recentApps = RecentApps()
@@ -25,9 +24,12 @@ public final class SQLiteStore: @unchecked Sendable {
         writer: GroupCommitWriter? = nil, autoCheckpoint: Bool = true,
         clock: @escaping @Sendable () -> Int64 = SQLiteStore.unixTime
     ) throws {
-        database = try Database(
-            path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
-            autoCheckpoint: autoCheckpoint)
+        let open = {
+            try Database(
+                path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous,
+                autoCheckpoint: autoCheckpoint)
+        }
+        readers = ReaderPool(first: try open(), open: open)
         self.writer = writer
         self.clock = clock
     }
@@ -74,8 +76,8 @@ public final class SQLiteStore: @unchecked Sendable {
     }
 
     func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        let database = try readers.checkOut()
+        defer { readers.checkIn(database) }
         return try Self.busyIsUnavailable { try body(database) }
     }
 
@@ -91,8 +93,8 @@ public final class SQLiteStore: @unchecked Sendable {
     }
 
     /// One write transaction: on the shared writer's connection when the store has one
-    /// (possibly committed together with other stores' writes), otherwise on this store's
-    /// connection under its lock. Either way it returns only once `body`'s changes are
+    /// (possibly committed together with other threads' writes), otherwise on a pooled
+    /// connection. Either way it returns only once `body`'s changes are
     /// committed. `body` may run twice (see `GroupCommitWriter.write`) and must not call
     /// `write` again: that would wait for itself.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
@@ -100,7 +102,7 @@ public final class SQLiteStore: @unchecked Sendable {
         return try withDatabase { database in try database.writeTransaction { try body(database) } }
     }
 
-    /// One read snapshot on this store's connection, under its lock.
+    /// One read snapshot on a pooled connection.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try withDatabase { database in try database.readTransaction { try body(database) } }
     }

@@ -25,7 +25,7 @@ import Dispatch
 ///   threshold made it come every run, with a worse p99. Only a steady load fills the WAL
 ///   that far: when the writes pause long enough for a pass to copy the last frame, that
 ///   pass syncs the database itself and the next commit starts the WAL over.
-public final class WALCheckpointer: @unchecked Sendable {
+final class WALCheckpointer: @unchecked Sendable {
     // @unchecked: `store` is used only on `queue`; `timer` is set up in init and cancelled once.
     private let store: SQLiteStore
     private let writer: GroupCommitWriter

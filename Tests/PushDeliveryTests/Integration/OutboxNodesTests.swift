@@ -3,7 +3,7 @@ import Foundation
 import MockUpstream
 import PushCore
 import PushDelivery
-import PushStore
+@testable import PushStore
 import XCTest
 
 /// Several nodes draining one outbox on PostgreSQL, in one process: each "node" has its own

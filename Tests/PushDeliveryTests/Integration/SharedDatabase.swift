@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import PushStore
+@testable import PushStore
 import XCTest
 
 /// One database that several in-process "nodes" share, each through a store of its own, as

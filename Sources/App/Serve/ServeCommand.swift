@@ -1,0 +1,81 @@
+import ArgumentParser
+import FastCGI
+import Foundation
+import PushCore
+import PushStore
+
+/// `pushgate serve`: configuration, then the store, delivery, the router and the services,
+/// each made in a few lines by the files beside this one; the FastCGI server runs last and
+/// returns on SIGTERM, and the services stop in the reverse order of their start.
+///
+/// Not swift-service-lifecycle's `ServiceGroup`: it runs services as async tasks and stops
+/// them by cancellation, while every part of serve is a thread of its own (responders, lanes,
+/// the curl engine, the outbox worker) started and stopped synchronously, and the signals are
+/// taken with `sigwait` by the FastCGI server's thread. `ServiceList` is that order, no more.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the FastCGI responder on PUSHGATE_SOCKET (nginx in front; see scripts/run).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        // Before any thread starts (the delivery engine's, the outbox worker's): a SIGTERM must
+        // reach the FastCGI server's wait, or the socket file would be left behind.
+        FastCGIServer.blockTerminationSignals()
+        // nginx closes its side when a client goes away mid-request; writing the answer must
+        // then fail with EPIPE, not end the process (libfcgi's FCGX_Init says the same).
+        signal(SIGPIPE, SIG_IGN)
+        let runtime = try Runtime(global)
+        let configuration = runtime.configuration
+        let logger = runtime.logger
+        try ServeStartup(runtime: runtime).prepare()
+        let server = FastCGIServer(configuration: try ServeStartup.fastCGIConfiguration(configuration))
+        ServeStartup.announce(server.configuration, runtime: runtime)
+
+        let metrics = OperatorMetrics()
+        metrics.bootstrap()
+        metrics.recordStart(node: configuration.effectiveNodeID)
+        let services = ServiceList(logger: logger)
+        defer { services.stopAll() }
+
+        let database = try runtime.backend.serving(
+            metrics: GroupCommitMetrics(factory: metrics.factory), warn: { logger.warning("\($0)") })
+        for service in database.services {
+            try services.start(service)
+        }
+        let background = try BackgroundServices.start(
+            in: services, runtime: runtime, database: database, metrics: metrics)
+        logger.info("services: \(services.names.joined(separator: ", "))")
+        let routeServices = background.routeServices(
+            configuration: configuration, database: database, metrics: metrics, logger: logger,
+            listening: server.configuration)
+        // One router for every thread, over the one store; each thread counts its own requests
+        // (its metric handles are its own, see RequestMetrics).
+        let router = Routes.router(store: database.store, services: routeServices)
+        let threads = ThreadKinds(configuration)
+        try server.run(
+            makeHandler: { index in
+                RequestMetrics(router: router, factory: metrics.factory, thread: threads.name(of: index))
+            },
+            logger: logger)
+        logger.info("stopped")
+    }
+}
+
+/// Which kind of thread a handler index is: the responder threads' come first, then each
+/// lane's (see `FastCGIServer.start`). The metrics of busy threads are labelled by it.
+struct ThreadKinds {
+    let responders: Int
+    let upstream: Int
+
+    init(_ configuration: Configuration) {
+        responders = configuration.threads
+        upstream = configuration.upstreamLaneThreads
+    }
+
+    func name(of index: Int) -> String {
+        if index < responders { return "responder" }
+        return index < responders + upstream ? RequestLane.upstream.name : RequestLane.passwords.name
+    }
+}

@@ -1,0 +1,77 @@
+import FastCGI
+import Foundation
+import PushCore
+
+/// What serve does and says before it serves: the migrations, the open-file limit, and the
+/// lines an operator checks first when pushes go astray.
+struct ServeStartup {
+    let runtime: Runtime
+
+    /// Migrates the database and logs what was read: which file, which database, and where
+    /// pushes go (a test deployment left pointing at a mock, or a sandbox URL in production).
+    /// No secrets: the database password is shown as ***.
+    func prepare() throws {
+        let configuration = runtime.configuration
+        let logger = runtime.logger
+        for name in try runtime.migrate() { logger.info("applied migration \(name)") }
+        logger.info("open files allowed: \(DescriptorLimit.raiseToMaximum())")
+        let file = runtime.configurationFile ?? "(no file: environment and defaults)"
+        let extraCA = configuration.caFile.map { ", extra CA file \($0)" } ?? ""
+        let upstreams =
+            "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
+        logger.info("configuration \(file), database \(runtime.databaseDescription), \(upstreams)\(extraCA)")
+        for (name, value) in configuration.summary {
+            logger.debug("config \(name)=\(value)")
+        }
+    }
+
+    /// The listening socket and its threads, with the two lanes of their own.
+    static func fastCGIConfiguration(_ configuration: Configuration) throws -> FastCGIConfiguration {
+        let upstreamWait = Double(configuration.upstreamLaneWaitMilliseconds) / 1000
+        return FastCGIConfiguration(
+            socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
+            socketGroup: try configuration.socketGroup.map(SocketGroup.id(of:)),
+            threadCount: configuration.threads, maxBodyBytes: configuration.maxBodyBytes,
+            lanes: [
+                // Stopping waits for the sends queued, running and parked: their wait, then as
+                // long as nginx waits for an answer (its fastcgi_read_timeout, 60 s).
+                LaneConfiguration(
+                    lane: .upstream, threadCount: configuration.upstreamLaneThreads,
+                    queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
+                    drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.upstreamLaneParked,
+                    parkedPushLimit: configuration.parkedPushLimit, responderBodyLimit: sendCheckedOnResponderBytes),
+                // Logins that run the password hash (~0.1–0.7 s of a core each): a few
+                // threads, whatever arrives; the rest wait without a thread, or are told
+                // to try again. What waits is checked within nginx's read time-out.
+                LaneConfiguration(
+                    lane: .passwords, threadCount: configuration.passwordCheckThreads,
+                    queueLimit: passwordLaneQueue, queueWaitSeconds: passwordLaneWaitSeconds,
+                    drainTimeoutSeconds: passwordLaneWaitSeconds + 60),
+            ],
+            tcpAddress: configuration.listen)
+    }
+
+    static func announce(_ listening: FastCGIConfiguration, runtime: Runtime) {
+        let configuration = runtime.configuration
+        if let address = configuration.listen, !address.isLoopback {
+            // FastCGI has no authentication: whoever reaches this port is trusted as nginx.
+            runtime.logger.warning(
+                "FastCGI listens on \(address), reachable from the network: allow only your nginx hosts to it (firewall)"
+            )
+        }
+        runtime.logger.info(
+            "serving on \(listening.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)"
+        )
+    }
+
+    /// Logins that may wait for a password lane thread, and for how long, before they are
+    /// answered 503 `service-busy`: a phone's login retries; an attacker's waits in nginx.
+    static let passwordLaneQueue = 64
+    static let passwordLaneWaitSeconds = 10.0
+
+    /// pnm2 sends with bodies up to this size (a push is a few hundred bytes; a multisend of a
+    /// few dozen fits) are checked on the responder thread that read them while the upstream
+    /// lane has room, and only parked on the lane: one hand-off fewer per send. Larger
+    /// multisends, whose checking takes milliseconds of a core, stay on the lane's threads.
+    static let sendCheckedOnResponderBytes = 16_384
+}
