@@ -65,28 +65,7 @@ struct DoctorCommand: ParsableCommand {
             findings += SenderKeyScopeCheck(keys: keys, appCount: apps.count).run()
         }
 
-        if let address = configuration.listen {
-            // Over TCP there is no socket file for nginx's user to reach, and the upstream
-            // lines of nginx's site include are the operator's (one per node), not the template's.
-            findings.append(
-                address.isLoopback
-                    ? .ok("socket", "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), this host only")
-                    : .warning(
-                        "socket",
-                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), reachable from the network: "
-                            + "FastCGI has no authentication, allow only your nginx hosts to it"))
-        } else {
-            let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
-            findings.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))
-            if let worker = UserIdentity(name: site.workerUser) {
-                findings += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
-            } else {
-                findings.append(.problem("socket", "there is no user \(site.workerUser): name nginx's worker user with --nginx-user"))
-            }
-            findings += NginxTemplateCheck(
-                renderedPath: site.include, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
-            ).run()
-        }
+        findings += socketFindings(configuration)
 
         if let apps {
             findings += CredentialsCheck(apps: apps, now: Date(), expiryWarningDays: expiryDays).run()
@@ -102,6 +81,35 @@ struct DoctorCommand: ParsableCommand {
             findings += DiskSpaceCheck(databasePath: file).run()
         }
         return findings
+    }
+
+    /// How nginx reaches the responder: a TCP address, or the socket file, its access for
+    /// nginx's worker user and the site include rendered from the template.
+    private func socketFindings(_ configuration: Configuration) -> [DoctorFinding] {
+        var found: [DoctorFinding] = []
+        if let address = configuration.listen {
+            // Over TCP there is no socket file for nginx's user to reach, and the upstream
+            // lines of nginx's site include are the operator's (one per node), not the template's.
+            found.append(
+                address.isLoopback
+                    ? .ok("socket", "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), this host only")
+                    : .warning(
+                        "socket",
+                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), reachable from the network: "
+                            + "FastCGI has no authentication, allow only your nginx hosts to it"))
+        } else {
+            let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
+            found.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))
+            if let worker = UserIdentity(name: site.workerUser) {
+                found += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
+            } else {
+                found.append(.problem("socket", "there is no user \(site.workerUser): name nginx's worker user with --nginx-user"))
+            }
+            found += NginxTemplateCheck(
+                renderedPath: site.include, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
+            ).run()
+        }
+        return found
     }
 
     /// The template this binary belongs with: `share/pushgate/nginx/pushgate.conf` beside an
