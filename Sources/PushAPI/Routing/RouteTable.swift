@@ -8,7 +8,8 @@ import PushCore
 struct RouteTable: Sendable {
     private final class Node: @unchecked Sendable {
         // @unchecked: built once in `init`, read-only after.
-        var literals: [Substring: Node] = [:]
+        /// A handful per node: a scan of their bytes is cheaper than hashing the segment.
+        var literals: [(text: [UInt8], node: Node)] = []
         var parameter: (name: String, node: Node)?
         var tail: (name: String, route: Int)?
         var route: Int?
@@ -28,9 +29,13 @@ struct RouteTable: Sendable {
             for segment in pattern.segments {
                 switch segment {
                 case .literal(let text):
-                    let next = node.literals[Substring(text)] ?? Node()
-                    node.literals[Substring(text)] = next
-                    node = next
+                    if let next = node.literals.first(where: { $0.text.elementsEqual(text.utf8) })?.node {
+                        node = next
+                    } else {
+                        let next = Node()
+                        node.literals.append((Array(text.utf8), next))
+                        node = next
+                    }
                 case .parameter(let name):
                     let next = node.parameter?.node ?? Node()
                     node.parameter = (name, next)
@@ -59,40 +64,48 @@ struct RouteTable: Sendable {
 
     /// The index of `path`'s route and its parameters, nil when none matches.
     func match(_ path: String) -> (index: Int, parameters: RouteParameters)? {
-        guard path.utf8.first == UInt8(ascii: "/") else { return nil }
-        let segments = path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let bytes = path.utf8
+        guard bytes.first == Self.slash else { return nil }
         var parameters = RouteParameters()
-        guard let index = match(segments, from: 0, at: root, in: path, &parameters) else { return nil }
+        guard let index = match(path, from: bytes.index(after: bytes.startIndex), at: root, &parameters) else {
+            return nil
+        }
         return (index, parameters)
     }
 
-    private func match(
-        _ segments: [Substring.UTF8View], from position: Int, at node: Node, in path: String,
-        _ parameters: inout RouteParameters
-    ) -> Int? {
-        guard position < segments.count else {
-            if let route = node.route { return route }
-            // A tail of no segments at all gives no value: `/pushToken/u/s` has no token,
-            // `/pushToken/u/s/` an empty one.
-            return node.tail?.route
-        }
-        let segment = Substring(segments[position])
-        if let next = node.literals[segment], let route = match(segments, from: position + 1, at: next, in: path, &parameters) {
+    private static let slash = UInt8(ascii: "/")
+
+    /// The route below `node` of the path's rest from `start`, the first byte of a segment (nil
+    /// when the path ended before one). On the path's own bytes: every request goes through
+    /// here, so it splits nothing off and hashes nothing.
+    private func match(_ path: String, from start: String.Index?, at node: Node, _ parameters: inout RouteParameters)
+        -> Int?
+    {
+        // A tail of no segments at all gives no value: `/pushToken/u/s` has no token,
+        // `/pushToken/u/s/` an empty one.
+        guard let start else { return node.route ?? node.tail?.route }
+        let bytes = path.utf8
+        let end = bytes[start...].firstIndex(of: Self.slash) ?? bytes.endIndex
+        let next = end == bytes.endIndex ? nil : bytes.index(after: end)
+        let segment = bytes[start..<end]
+        if let child = node.literals.first(where: { segment.elementsEqual($0.text) })?.node,
+            let route = match(path, from: next, at: child, &parameters)
+        {
             return route
         }
-        if let (name, next) = node.parameter, !segment.isEmpty {
+        if let (name, child) = node.parameter, start != end {
             var tried = parameters
-            tried.append(name, segment)
-            if let route = match(segments, from: position + 1, at: next, in: path, &tried) {
+            tried.append(name, path[start..<end])
+            if let route = match(path, from: next, at: child, &tried) {
                 parameters = tried
                 return route
             }
         }
-        if segment.isEmpty, position == segments.count - 1, let route = node.route, node.routeTakesTrailingSlash {
+        if start == end, next == nil, let route = node.route, node.routeTakesTrailingSlash {
             return route
         }
         if let tail = node.tail {
-            parameters.append(tail.name, path[segment.startIndex...])
+            parameters.append(tail.name, path[start...])
             return tail.route
         }
         return nil
