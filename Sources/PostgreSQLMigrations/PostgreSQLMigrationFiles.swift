@@ -28,5 +28,6 @@ public enum PostgreSQLMigrationFiles {
         ("0016_device_outcomes.sql", PackageResources._016_device_outcomes_sql),
         ("0017_fanout_steps_claimed.sql", PackageResources._017_fanout_steps_claimed_sql),
         ("0018_checks_without_in_lists.sql", PackageResources._018_checks_without_in_lists_sql),
+        ("0019_reports_to_the_day.sql", PackageResources._019_reports_to_the_day_sql),
     ]
 }

@@ -96,7 +96,47 @@ final class AcrobitsAccountTests: StoreTestCase {
         XCTAssertEqual(
             try store.devices().flatMap(\.owners),
             [.acrobitsAccount(selector: "alice", channel: .calls, username: "new")])
-        XCTAssertEqual(try store.devices().map(\.updatedAt), [3_000])
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [1_000], "the device is as it was: the same day")
+    }
+
+    /// A device's time is kept to the precision retention uses, a day: the same report again
+    /// within the day writes no row at all (not the device, whose `updated_at` is indexed, nor
+    /// the link), with or without the username; a report on a later day moves each device's
+    /// time, and only that.
+    func testAnUnchangedReportWritesNothingTheSameDayAndMovesTheTimeOnALaterDay() throws {
+        let day = RetentionPolicy.day
+        let start = 1_700_000_000 / day * day + 60  // a minute into a day (UTC)
+        let now = Locked<Int64>(start)
+        let store = try makeStore(clock: { now.withLock { $0 } })
+        try store.addApp(Fixture.apnsApp, replacing: false)
+        let tokens = [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)]
+        try store.saveAccountTokens(selector: "alice", username: "a", tokens: tokens)
+        let database = try openDatabase()
+        try countRowWrites(of: ["devices", "acrobits_accounts"], in: database)
+
+        now.withLock { $0 = start + day - 61 }  // the day's last second
+        try store.saveAccountTokens(selector: "alice", username: "a", tokens: tokens)
+        try store.saveAccountTokens(selector: "alice", username: nil, tokens: tokens)
+        XCTAssertEqual(try rowWrites(in: database), [], "the same report the same day writes nothing")
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [start, start])
+
+        now.withLock { $0 = start + day - 60 }  // the next day's first second
+        try store.saveAccountTokens(selector: "alice", username: "a", tokens: tokens)
+        XCTAssertEqual(try rowWrites(in: database), ["devices UPDATE", "devices UPDATE"], "the links stay as they were")
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [start + day - 60, start + day - 60])
+        XCTAssertEqual(try store.devices().map(\.createdAt), [start, start])
+        XCTAssertEqual(try linkTime(selector: "alice"), start)
+        XCTAssertEqual(
+            try store.devices().flatMap(\.owners),
+            [
+                .acrobitsAccount(selector: "alice", channel: .calls, username: "a"),
+                .acrobitsAccount(selector: "alice", channel: .msgs, username: "a"),
+            ])
+
+        // Within that day again: nothing more.
+        now.withLock { $0 = start + day + 3_600 }
+        try store.saveAccountTokens(selector: "alice", username: "a", tokens: tokens)
+        XCTAssertEqual(try rowWrites(in: database).count, 2)
     }
 
     /// The same token bytes under another app id are another device, even on the channel

@@ -54,16 +54,40 @@ final class HousekeepingStoreTests: StoreTestCase {
         XCTAssertEqual(try store.removeExpired(policy, now: later, limit: 100), HousekeepingCounts(), "nothing twice")
     }
 
-    func testADeviceExactlyAtTheRetentionStays() throws {
+    /// A device records a report to the day (the same report again that day writes nothing):
+    /// it stays until the retention has passed since the end of the day it last reported in,
+    /// so never less than the retention after its last report, at most a day more.
+    func testADeviceStaysForTheRetentionAfterTheEndOfItsLastDay() throws {
         let clock = Locked(Self.start)
         let store = try store(at: clock)
-        try store.saveAccountTokens(
-            selector: "edge-account-00000", username: nil, tokens: [Fixture.channelToken(.msgs, seed: 3)])
-        XCTAssertEqual(try store.removeExpired(policy, now: Self.start + 270 * Self.day, limit: 100), HousekeepingCounts())
+        let token = Fixture.channelToken(.msgs, seed: 3)
+        try store.saveAccountTokens(selector: "edge-account-00000", username: nil, tokens: [token])
+        let dayEnd = (Self.start / Self.day + 1) * Self.day
+        clock.withLock { $0 = dayEnd - 1 }  // the same report at the day's last second: not written
+        try store.saveAccountTokens(selector: "edge-account-00000", username: nil, tokens: [token])
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [Self.start])
+
+        for now in [Self.start + 270 * Self.day + 1, dayEnd - 1 + 270 * Self.day, dayEnd + 270 * Self.day - 1] {
+            XCTAssertEqual(try store.removeExpired(policy, now: now, limit: 100), HousekeepingCounts(), "at \(now)")
+        }
         XCTAssertEqual(try store.devices().count, 1)
         XCTAssertEqual(
-            try store.removeExpired(policy, now: Self.start + 270 * Self.day + 1, limit: 100),
-            HousekeepingCounts(devices: 1))
+            try store.removeExpired(policy, now: dayEnd + 270 * Self.day, limit: 100), HousekeepingCounts(devices: 1))
+    }
+
+    /// A device reported again on a later day moves on: its retention starts over from that day.
+    func testADeviceReportedOnALaterDayStartsItsRetentionOver() throws {
+        let clock = Locked(Self.start)
+        let store = try store(at: clock)
+        let token = Fixture.channelToken(.msgs, seed: 3)
+        try store.saveAccountTokens(selector: "edge-account-00000", username: nil, tokens: [token])
+        let later = Self.start + 100 * Self.day
+        clock.withLock { $0 = later }
+        try store.saveAccountTokens(selector: "edge-account-00000", username: nil, tokens: [token])
+        XCTAssertEqual(try store.devices().map(\.updatedAt), [later])
+        XCTAssertEqual(try store.removeExpired(policy, now: Self.start + 300 * Self.day, limit: 100), HousekeepingCounts())
+        XCTAssertEqual(
+            try store.removeExpired(policy, now: later + 271 * Self.day, limit: 100), HousekeepingCounts(devices: 1))
     }
 
     func testDevicesOfAppsNeverRegisteredGoAfterSevenDays() throws {

@@ -24,7 +24,8 @@ final class PostgreSQLReportBatchTests: StoreTestCase {
     }
 
     /// One batch, in the order given: a second report of one account overrides the first, a
-    /// report without a username keeps the known one, and each report's time is its own.
+    /// report without a username keeps the known one, and each report's time is its own (a
+    /// device's time moves only with a new spelling or day, 0019).
     func testABatchWritesEveryReportInOrder() throws {
         let store = try makePostgreSQLStore()
         let outcomes = store.saveReports([
@@ -56,7 +57,7 @@ final class PostgreSQLReportBatchTests: StoreTestCase {
         }
         XCTAssertEqual(times[Fixture.apnsToken(3).hex], 1_700_000_005)
         XCTAssertEqual(times[Fixture.apnsToken(4).hex], 1_700_000_009)
-        XCTAssertEqual(times[Fixture.apnsToken(2).hex], 1_700_000_009)
+        XCTAssertEqual(times[Fixture.apnsToken(2).hex], 1_700_000_000, "the same report the same day: not written")
     }
 
     /// Reports of accounts whose links already go to the reported tokens are recorded together
@@ -102,6 +103,38 @@ final class PostgreSQLReportBatchTests: StoreTestCase {
         XCTAssertEqual(
             after.first { $0.token == Fixture.apnsToken(1) }?.owners,
             [.acrobitsAccount(selector: "alice", channel: .calls, username: "a")], "no username keeps the known one")
+    }
+
+    /// Repeated reports the same day, batched, write no row (the set-based path, 0019): a
+    /// device's time has a day's precision. On a later day each device records the new day
+    /// once, as the reports one by one would, and only the devices are written.
+    func testRepeatedReportsTheSameDayWriteNothingAndOnALaterDayOnlyTheDevices() throws {
+        let store = try makePostgreSQLStore()
+        let day = RetentionPolicy.day
+        let start = 1_700_000_000 / day * day + 60
+        func batch(at now: Int64) -> [AccountReport] {
+            [
+                report("alice", username: "a", seeds: [1, 2], now: now),
+                report("bob", username: nil, seeds: [3, 1], now: now + 1),  // alice's calls device too
+            ]
+        }
+        XCTAssertEqual(store.saveReports(batch(at: start)).map { $0 == nil }, [true, true])
+        XCTAssertEqual(try store.devices().count, 3)
+        let database = try openDatabase()
+        try countRowWrites(of: ["devices", "acrobits_accounts"], in: database)
+
+        XCTAssertEqual(store.saveReports(batch(at: start + day - 62)).map { $0 == nil }, [true, true])
+        XCTAssertEqual(try rowWrites(in: database), [], "the same reports the same day write nothing")
+        func times() throws -> [UInt8: Int64] {
+            Dictionary(uniqueKeysWithValues: try store.devices().map { ($0.token.bytes[0], $0.updatedAt) })
+        }
+        XCTAssertEqual(try times(), [1: start + 1, 2: start, 3: start + 1])
+
+        XCTAssertEqual(store.saveReports(batch(at: start + day)).map { $0 == nil }, [true, true])
+        XCTAssertEqual(try rowWrites(in: database), Array(repeating: "devices UPDATE", count: 3))
+        XCTAssertEqual(
+            try times(), [1: start + day, 2: start + day, 3: start + day + 1],
+            "as one by one: a device two reports share records the first of its new day, the second repeats it")
     }
 
     /// A report the database refuses fails the batch's one call, which leaves nothing; the

@@ -141,6 +141,48 @@ class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
                     """))
     }
 
+    /// From now on, counts every row inserted, updated or deleted in `tables` (`rowWrites`):
+    /// triggers on either engine, which fire for an UPDATE that sets a row to the values it
+    /// had too, so that a count of 0 says no statement wrote a row of them.
+    func countRowWrites(of tables: [String], in database: some SQLConnection) throws {
+        // Table names come from the tests themselves, never from input.
+        try database.execute("CREATE TABLE test_row_writes (written TEXT NOT NULL)")
+        if Self.engine == .postgresql {
+            try database.execute(
+                """
+                CREATE FUNCTION test_count_row_write() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO test_row_writes (written) VALUES (TG_TABLE_NAME || ' ' || TG_OP);
+                    RETURN NULL;
+                END $$
+                """)
+        }
+        for table in tables {
+            for operation in ["INSERT", "UPDATE", "DELETE"] {
+                let name = "test_count_\(table)_\(operation.lowercased())"
+                try database.execute(
+                    sql(
+                        sqlite: """
+                            CREATE TRIGGER \(name) AFTER \(operation) ON \(table)
+                            BEGIN INSERT INTO test_row_writes (written) VALUES ('\(table) \(operation)'); END
+                            """,
+                        postgresql: """
+                            CREATE TRIGGER \(name) AFTER \(operation) ON \(table)
+                                FOR EACH ROW EXECUTE FUNCTION test_count_row_write()
+                            """))
+            }
+        }
+    }
+
+    /// The rows written since `countRowWrites`, as `table OPERATION`, sorted.
+    func rowWrites(in database: some SQLConnection) throws -> [String] {
+        try database.withStatement("SELECT written FROM test_row_writes ORDER BY written") { row in
+            var writes: [String] = []
+            while try row.step() { writes.append(row.string(0) ?? "") }
+            return writes
+        }
+    }
+
     func count(_ table: String, in database: some SQLConnection) throws -> Int64 {
         // Table names come from the tests themselves, never from input.
         try database.withStatement("SELECT count(*) FROM \(table)") { row in

@@ -21,8 +21,10 @@ final class TokenReporterScenarioTests: StoreTestCase {
 
     private struct Scenario {
         var name: String
-        /// Each step's reports are made at the same moment (step k at second 1000 + k).
+        /// Each step's reports are made at the same moment (step k at second 1000 + k ×
+        /// `stepSeconds`: the same day unless a scenario says otherwise).
         var steps: [[Report]]
+        var stepSeconds: Int64 = 1
         /// Accounts removed after the steps.
         var removed: [String] = []
         /// Every device left, as `app/seed created updated owner,owner`.
@@ -38,12 +40,34 @@ final class TokenReporterScenarioTests: StoreTestCase {
             steps: [[Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1), (.msgs, voip, 2)])]],
             rows: ["com.example.voip/1 1000 1000 alice:calls:a@x", "com.example.voip/2 1000 1000 alice:msgs:a@x"]),
         Scenario(
-            name: "a repeated report moves the time, not the creation",
+            name: "a repeated report the same day leaves the device as it was (a day's precision)",
             steps: [
                 [Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)])],
                 [Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)])],
             ],
-            rows: ["com.example.voip/1 1000 1001 alice:calls:a@x"]),
+            rows: ["com.example.voip/1 1000 1000 alice:calls:a@x"]),
+        Scenario(
+            name: "a repeated report on a later day moves the time, not the creation",
+            steps: [
+                [Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)])],
+                [Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)])],
+            ],
+            stepSeconds: 86_400,
+            rows: ["com.example.voip/1 1000 87400 alice:calls:a@x"]),
+        Scenario(
+            name: "repeated reports together on a later day: a shared device records the later",
+            steps: [
+                [
+                    Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)]),
+                    Report(selector: "bob", username: nil, tokens: [(.calls, voip, 2), (.msgs, voip, 1)]),
+                ],
+                [
+                    Report(selector: "alice", username: "a@x", tokens: [(.calls, voip, 1)]),
+                    Report(selector: "bob", username: nil, tokens: [(.calls, voip, 2), (.msgs, voip, 1)]),
+                ],
+            ],
+            stepSeconds: 86_400,
+            rows: ["com.example.voip/1 1000 87400 alice:calls:a@x,bob:msgs:-", "com.example.voip/2 1000 87400 bob:calls:-"]),
         Scenario(
             name: "no username keeps the known one; a new one renames",
             steps: [
@@ -52,7 +76,7 @@ final class TokenReporterScenarioTests: StoreTestCase {
                 [Report(selector: "bob", username: nil, tokens: [(.calls, voip, 3)])],
                 [Report(selector: "bob", username: "b@x", tokens: [(.calls, voip, 3)])],
             ],
-            rows: ["com.example.voip/1 1000 1001 alice:calls:old", "com.example.voip/3 1002 1003 bob:calls:b@x"]),
+            rows: ["com.example.voip/1 1000 1000 alice:calls:old", "com.example.voip/3 1002 1002 bob:calls:b@x"]),
         Scenario(
             name: "a new token replaces the old; the ownerless device goes",
             steps: [
@@ -92,7 +116,7 @@ final class TokenReporterScenarioTests: StoreTestCase {
                 ],
             ],
             removed: ["bob"],
-            rows: ["com.example.chat/5 1001 1001 carol:msgs:c@x", "com.example.voip/1 1000 1001 alice:calls:a@x"]),
+            rows: ["com.example.chat/5 1001 1001 carol:msgs:c@x", "com.example.voip/1 1000 1000 alice:calls:a@x"]),
     ]
 
     func testEveryScenarioLeavesItsRows() throws {
@@ -103,8 +127,9 @@ final class TokenReporterScenarioTests: StoreTestCase {
             let now = Locked<Int64>(1000)
             let store = try makeStore { now.withLock { $0 } }
             for (index, step) in scenario.steps.enumerated() {
-                now.withLock { $0 = 1000 + Int64(index) }
-                try save(step, at: 1000 + Int64(index), in: store)
+                let time = 1000 + Int64(index) * scenario.stepSeconds
+                now.withLock { $0 = time }
+                try save(step, at: time, in: store)
             }
             for selector in scenario.removed {
                 _ = try store.removeAccount(selector: selector)

@@ -2,7 +2,13 @@ import PushCore
 
 /// The SQL of `acrobits_accounts`: which device each (selector, channel) pushes to.
 enum AcrobitsAccountTable {
-    private static let linksSQL = "SELECT channel, device_id, username FROM acrobits_accounts WHERE selector = ?"
+    // With each link, its device as the report compares it: whether it is the reported app
+    // and token, and whether the report changes it (`DeviceTable.reportChanges`).
+    private static let linksSQL = """
+        SELECT a.channel, a.device_id, a.username, d.app_id, d.token, d.reported_token, d.updated_at
+        FROM acrobits_accounts AS a JOIN devices AS d ON d.id = a.device_id
+        WHERE a.selector = ?
+        """
     private static let upsertSQL = """
         INSERT INTO acrobits_accounts (selector, channel, username, device_id, updated_at)
         VALUES (?1, ?2, ?3, ?4, ?5)
@@ -83,7 +89,10 @@ enum AcrobitsAccountTable {
             var links: [AcrobitsChannel: AcrobitsLink] = [:]
             while try row.step() {
                 links[try channel(row, column: 0, selector: selector)] = AcrobitsLink(
-                    deviceID: row.int64(1), username: row.string(2))
+                    deviceID: row.int64(1), username: row.string(2),
+                    device: LinkedDevice(
+                        appID: row.string(3) ?? "", token: row.blob(4) ?? [], reportedToken: row.string(5),
+                        updatedAt: row.int64(6)))
             }
             return links
         }
@@ -154,8 +163,23 @@ enum AcrobitsAccountTable {
     }
 }
 
-/// One channel's link as stored: the device it pushes to and the username last reported.
+/// One channel's link as stored: the device it pushes to and the username last reported,
+/// and that device's row as the link was read (nil for a link the report itself wrote).
 struct AcrobitsLink: Equatable {
     var deviceID: Int64
     var username: String?
+    var device: LinkedDevice? = nil
+}
+
+/// What a report compares of the device a channel links to.
+struct LinkedDevice: Equatable {
+    var appID: String
+    var token: [UInt8]
+    var reportedToken: String?
+    var updatedAt: Int64
+
+    /// Whether the device is (app, token)'s.
+    func isDevice(of token: ChannelToken) -> Bool {
+        appID == token.appID.rawValue && self.token == token.token.bytes
+    }
 }

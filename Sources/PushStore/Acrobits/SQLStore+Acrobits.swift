@@ -7,10 +7,12 @@ extension SQLStore {
     // upsert and a link write; a deletion only when a channel moved to a new token.
     //
     // Phones report the same token again and again: then only the device records the report
-    // (`devices.updated_at`, which pruning reads), found by its id instead of through the
-    // (app, token) index, and a link's `updated_at` says when it last changed (or got a new
-    // username). Rewriting the unchanged links too cost a statement per channel and a WAL
-    // page per request.
+    // (`devices.updated_at`, which retention and pruning read), found by its id instead of
+    // through the (app, token) index, and a link's `updated_at` says when it last changed (or
+    // got a new username). Rewriting the unchanged links too cost a statement per channel and
+    // a WAL page per request. The device itself is written only when the report changes it,
+    // on a later day than its time's or with another spelling (`DeviceTable.timePrecision`):
+    // rewriting its indexed time on every report cost ~40% more CPU per report.
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         try writeReport(AccountReport(selector: selector, username: username, tokens: tokens, now: clock()))
@@ -23,18 +25,25 @@ extension SQLStore {
         try write { database in
             var links = try AcrobitsAccountTable.links(selector: selector, in: database)
             var replaced: [Int64] = []
+            var recorded: [Int64: (spelling: String?, at: Int64)] = [:]
             for token in tokens {
                 let deviceID: Int64
-                if let linked = links[token.channel]?.deviceID,
-                    try DeviceTable.recordReport(
-                        ofDevice: linked, appID: token.appID, token: token.token, reportedToken: token.reportedToken,
-                        now: now, in: database)
-                {
-                    deviceID = linked
+                if let link = links[token.channel], let device = link.device, device.isDevice(of: token) {
+                    deviceID = link.deviceID
+                    // A device this report wrote already (both channels on it): compared with that.
+                    let stored = recorded[deviceID] ?? (device.reportedToken, device.updatedAt)
+                    if DeviceTable.reportChanges(
+                        storedSpelling: stored.spelling, storedAt: stored.at, reportedToken: token.reportedToken, now: now)
+                    {
+                        try DeviceTable.recordReport(
+                            ofDevice: deviceID, reportedToken: token.reportedToken, now: now, in: database)
+                        recorded[deviceID] = (token.reportedToken, now)
+                    }
                 } else {
                     deviceID = try DeviceTable.upsert(
                         appID: token.appID, token: token.token, reportedToken: token.reportedToken, now: now,
                         in: database)
+                    recorded[deviceID] = (token.reportedToken, now)
                 }
                 let previous = links.updateValue(
                     AcrobitsLink(deviceID: deviceID, username: username ?? links[token.channel]?.username),

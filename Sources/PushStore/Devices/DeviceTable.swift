@@ -13,6 +13,37 @@ enum DeviceTable {
     private static let recordReportSQL = """
         UPDATE devices SET reported_token = ?4, updated_at = ?5 WHERE id = ?1 AND app_id = ?2 AND token = ?3
         """
+    // The Token Reporter's repeated report, once the caller has read the row (`reportChanges`).
+    private static let recordReportByIDSQL = "UPDATE devices SET reported_token = ?2, updated_at = ?3 WHERE id = ?1"
+
+    /// What `updated_at` needs to be exact to: retention's unit, a day (UTC). Retention reads
+    /// nothing finer, and `devices_updated` (0010) indexes the column, so that every write of
+    /// it moves an index entry (two, `devices_unregistered` too, for an unregistered app): the
+    /// Token Reporter's repeated reports, nearly all of its traffic, write the device only
+    /// when its day or spelling changed (`reportChanges`; the PostgreSQL functions of
+    /// migration 0019 alike). A device thus keeps the first time of its last day, and
+    /// housekeeping counts retention from the end of that day (`retentionCutoff`): a device
+    /// lives at least the retention after its last report, and at most a day more.
+    static let timePrecision: Int64 = 86_400
+
+    /// Whether a report of a device whose row says `storedSpelling`, `storedAt` changes it:
+    /// another spelling, or a later day than the stored time's. The same report again within
+    /// the day writes nothing.
+    static func reportChanges(storedSpelling: String?, storedAt: Int64, reportedToken: String, now: Int64) -> Bool {
+        storedSpelling != reportedToken || day(of: storedAt) < day(of: now)
+    }
+
+    /// Devices whose `updated_at` is below this are past a retention of `seconds` at `now`:
+    /// the start of the day `seconds` before `now`, so that a device's whole last day is
+    /// past it.
+    static func retentionCutoff(now: Int64, seconds: Int64) -> Int64 {
+        day(of: now - seconds) * timePrecision
+    }
+
+    private static func day(of time: Int64) -> Int64 {
+        time >= 0 ? time / timePrecision : (time - timePrecision + 1) / timePrecision
+    }
+
     // The platform comes from the app when it is registered and stays NULL otherwise.
     // PostgreSQL has no "last insert rowid" but the session's lastval(), a second round
     // trip: there the INSERT returns the id itself.
@@ -44,7 +75,10 @@ enum DeviceTable {
     // updated_at is seconds, APNs' timestamp milliseconds: a report in a later second than
     // the one the token died in is a re-registration. A report within that same second
     // cannot be told apart and is pruned: keeping it would keep a dead device forever, as
-    // every later push answers the same timestamp.
+    // every later push answers the same timestamp. The Token Reporter's same report again
+    // within a day leaves updated_at as it was (`timePrecision`): such a report after the
+    // token died cannot be told apart either, and the device is pruned; the phone's next
+    // report makes it again.
     private static let pruneSQL = "DELETE FROM devices WHERE id = ?1 AND (?2 IS NULL OR updated_at <= ?2 / 1000)"
     private static let selectAllSQL = """
         SELECT d.id, d.app_id, d.platform, d.token, d.reported_token, d.sandbox, d.created_at, d.updated_at,
@@ -93,6 +127,19 @@ enum DeviceTable {
             try statement.run()
         }
         return database.changes > 0
+    }
+
+    /// Records a report on device `id`, which the caller read in this transaction and
+    /// `reportChanges` said it changes.
+    static func recordReport(ofDevice id: Int64, reportedToken: String, now: Int64, in database: some SQLConnection)
+        throws
+    {
+        try database.withStatement(recordReportByIDSQL) { statement in
+            try statement.bind(id, at: 1)
+            try statement.bind(reportedToken, at: 2)
+            try statement.bind(now, at: 3)
+            try statement.run()
+        }
     }
 
     /// Resolves (or, with nil, forgets) the platform of every device of `appID`.
