@@ -86,9 +86,8 @@ enum Routes {
                 .init("/api/push/events/?", cospaceEvents),
                 .init("/api/push/{path...}", cospace),
             ] + Pnm2Gateway.routes(pnm2) + [
-                .init("/client_api/{path...}", BeamsClientAPI(store: store, identifiers: identifiers)),
                 .init("/device_api/{path...}", beamsDevices),
                 .init("/instances/{path...}", beamsDevices),
-            ] + publishes.routes + userPublishes.routes + beamsUsers.routes, logger: services.logger)
+            ] + BeamsClientAPI(store: store, identifiers: identifiers).routes + publishes.routes + userPublishes.routes + beamsUsers.routes, logger: services.logger)
     }
 }

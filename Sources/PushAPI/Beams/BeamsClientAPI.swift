@@ -6,6 +6,8 @@ import PushCore
 public struct BeamsClientAPI: DialectHandler {
     public var errors: any ErrorRenderer { BeamsErrors() }
 
+    public var routes: [Router.Route] { BeamsClientPath.routes(prefix: Self.prefix, self) }
+
     public static let prefix = "/client_api"
 
     private let store: any BeamsStore
@@ -17,7 +19,7 @@ public struct BeamsClientAPI: DialectHandler {
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        switch try BeamsClientPath(request.path, prefix: Self.prefix) {
+        switch try BeamsClientPath(request.route?.parameters ?? RouteParameters()) {
         case .clients:
             try require(request, ["POST"])
             return try register(BeamsJSONBody(request))

@@ -9,30 +9,37 @@ enum BeamsClientPath: Equatable {
     /// `/v1/clients/:client_id/interests/:interest_name` (the name percent-decoded, unchecked).
     case interest(clientID: String, name: String)
 
-    init(_ path: String, prefix: String) throws(BeamsError) {
-        guard path.hasPrefix(prefix) else { throw .notFound("No such resource.") }
-        let rest = path.dropFirst(prefix.count)
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        // "/v1/clients…" splits into "", "v1", "clients", …
-        guard parts.count >= 3, parts[0].isEmpty, parts[1] == "v1", parts[2] == "clients" else {
-            throw .notFound("No such resource: the client API serves /v1/clients.")
-        }
-        switch parts.count {
-        case 3:
+    /// The client API's routes under `prefix`, answered by `handler`. Which one matched is
+    /// read back from the parameters it took: none for `/v1/clients`, `{client}` alone for
+    /// its token, with `{interest}` for an interest; the two tails are what matches no
+    /// resource, `{rest...}` under `/v1/clients/` and `{path...}` anywhere else.
+    static func routes(prefix: String, _ handler: any DialectHandler) -> [Router.Route] {
+        let clients = prefix + "/v1/clients"
+        return [
+            clients, clients + "/{client}/token", clients + "/{client}/interests/{interest}", clients + "/{rest...}",
+            prefix + "/{path...}",
+        ].map { .init($0, handler, endpoint: prefix) }
+    }
+
+    /// The resource of the route the request matched (see `routes`).
+    init(_ parameters: RouteParameters) throws(BeamsError) {
+        if parameters["path"] != nil { throw .notFound("No such resource: the client API serves /v1/clients.") }
+        if parameters["rest"] != nil { throw .notFound("No such resource.") }
+        guard let client = parameters["client"] else {
             self = .clients
-        case 5 where parts[4] == "token":
-            self = .token(clientID: try Self.clientID(parts[3]))
-        case 6 where parts[4] == "interests":
-            let name: String
-            do {
-                name = try FormParameters.percentDecode(parts[5], plusAsSpace: false)
-            } catch {
-                throw .invalidField("The interest name is not validly percent-encoded.")
-            }
-            self = .interest(clientID: try Self.clientID(parts[3]), name: name)
-        default:
-            throw .notFound("No such resource.")
+            return
         }
+        guard let interest = parameters["interest"] else {
+            self = .token(clientID: try Self.clientID(String(client)))
+            return
+        }
+        let name: String
+        do {
+            name = try FormParameters.percentDecode(interest, plusAsSpace: false)
+        } catch {
+            throw .invalidField("The interest name is not validly percent-encoded.")
+        }
+        self = .interest(clientID: try Self.clientID(String(client)), name: name)
     }
 
     /// Ids this server issues are UUIDs; anything that could not be one is simply unknown.
