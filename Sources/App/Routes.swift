@@ -78,16 +78,15 @@ enum Routes {
         // The most specific route takes a path, whatever the order here (see RouteTable); a
         // dialect's `{path...}` route takes what its named routes do not, to refuse it in the
         // dialect's shape. Each request logs on a logger of its own made from services.logger.
+        let dialects: [[Router.Route]] = [
+            reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
+            cospace.routes, cospaceEvents.routes, pnm2.routes,
+            [.init("/device_api/{path...}", beamsDevices), .init("/instances/{path...}", beamsDevices)],
+            BeamsClientAPI(store: store, identifiers: identifiers).routes, publishes.routes, userPublishes.routes,
+            beamsUsers.routes,
+        ]
         return Router(
-            routes: OperatorEndpoints.routes(store: store, services: services) + reporter.routes
-                + AccountRemovalReporter(accounts: store).routes + topics.routes + [
-                .init("/push/notifications/{path...}", bridge),
-                .init("/api/push/?", cospace, lane: { cospace.lane(for: $0) }),
-                .init("/api/push/events/?", cospaceEvents),
-                .init("/api/push/{path...}", cospace),
-            ] + Pnm2Gateway.routes(pnm2) + [
-                .init("/device_api/{path...}", beamsDevices),
-                .init("/instances/{path...}", beamsDevices),
-            ] + BeamsClientAPI(store: store, identifiers: identifiers).routes + publishes.routes + userPublishes.routes + beamsUsers.routes, logger: services.logger)
+            routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),
+            logger: services.logger)
     }
 }

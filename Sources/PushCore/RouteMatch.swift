@@ -15,7 +15,9 @@ public struct RouteMatch: Sendable, Equatable {
     /// The lane the request waits in, as the route chose it from the head; nil: none.
     public var lane: RequestLane?
 
-    public init(index: Int?, endpoint: String, parameters: RouteParameters = RouteParameters(), pathRefusal: String? = nil) {
+    public init(
+        index: Int?, endpoint: String, parameters: RouteParameters = RouteParameters(), pathRefusal: String? = nil
+    ) {
         self.index = index
         self.endpoint = endpoint
         self.parameters = parameters

@@ -23,7 +23,7 @@ final class Pnm2LaneTests: XCTestCase {
     }
 
     var router: Router {
-        Router(routes: [.init("/healthz", HealthCheck())] + Pnm2Gateway.routes(gateway))
+        Router(routes: [.init("/healthz", HealthCheck())] + gateway.routes)
     }
 
     private func lane(_ request: Request) -> RequestLane? {

@@ -1,4 +1,3 @@
-import Logging
 import PushCore
 
 /// The parameters the Acrobits URL templates put in the path rather than the query, as the
@@ -13,15 +12,22 @@ enum ReporterPath {
         var routes: [Router.Route] = [
             .init(prefix + "/?", handler),
             .init(prefix + "/{username}/?", handler),
-            .init(prefix + "/{path...}", UnknownReporterPath()),
+            .init(prefix + "/{path...}", unknownPath),
         ]
         if let tokenStyle {
             routes += [
                 .init(tokenStyle + "/{username}/{selector}/{token...}", handler, opaqueTail: true),
-                .init(tokenStyle + "/{path...}", UnknownReporterPath()),
+                .init(tokenStyle + "/{path...}", unknownPath),
             ]
         }
         return routes
+    }
+
+    /// A path of none of the reporters' shapes (`/token/a/b`): refused after the checks every
+    /// report gets first.
+    static let unknownPath = UnknownPath(errors: ReporterErrors()) { request in
+        try checkMethodAndSize(request)
+        throw ReporterError.unknownPath(request.path)
     }
 
     /// The values the request's route took from its path, percent-decoded.
@@ -60,16 +66,5 @@ enum ReporterPath {
         } catch {
             throw .badPercentEncoding
         }
-    }
-}
-
-/// A reporter's path of none of its shapes (`/token/a/b`): refused after the checks every
-/// report gets first.
-struct UnknownReporterPath: DialectHandler {
-    var errors: any ErrorRenderer { ReporterErrors() }
-
-    func respond(to request: Request, logger: Logger) throws -> Response {
-        try ReporterPath.checkMethodAndSize(request)
-        throw ReporterError.unknownPath(request.path)
     }
 }

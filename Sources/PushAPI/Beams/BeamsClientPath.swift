@@ -9,22 +9,24 @@ enum BeamsClientPath: Equatable {
     /// `/v1/clients/:client_id/interests/:interest_name` (the name percent-decoded, unchecked).
     case interest(clientID: String, name: String)
 
-    /// The client API's routes under `prefix`, answered by `handler`. Which one matched is
-    /// read back from the parameters it took: none for `/v1/clients`, `{client}` alone for
-    /// its token, with `{interest}` for an interest; the two tails are what matches no
-    /// resource, `{rest...}` under `/v1/clients/` and `{path...}` anywhere else.
+    /// The client API's routes under `prefix`, answered by `handler`, which reads the resource
+    /// back from the parameters the route took: none for `/v1/clients`, `{client}` alone for
+    /// its token, with `{interest}` for an interest. What names no resource is refused.
     static func routes(prefix: String, _ handler: any DialectHandler) -> [Router.Route] {
         let clients = prefix + "/v1/clients"
-        return [
-            clients, clients + "/{client}/token", clients + "/{client}/interests/{interest}", clients + "/{rest...}",
-            prefix + "/{path...}",
-        ].map { .init($0, handler, endpoint: prefix) }
+        let resources = [clients, clients + "/{client}/token", clients + "/{client}/interests/{interest}"]
+        return resources.map { .init($0, handler, endpoint: prefix) } + [
+            .init(clients + "/{path...}", unknown("No such resource."), endpoint: prefix),
+            .init(prefix + "/{path...}", unknown("No such resource: the client API serves /v1/clients.")),
+        ]
+    }
+
+    private static func unknown(_ description: String) -> UnknownPath {
+        UnknownPath(errors: BeamsErrors()) { _ in throw BeamsError.notFound(description) }
     }
 
     /// The resource of the route the request matched (see `routes`).
     init(_ parameters: RouteParameters) throws(BeamsError) {
-        if parameters["path"] != nil { throw .notFound("No such resource: the client API serves /v1/clients.") }
-        if parameters["rest"] != nil { throw .notFound("No such resource.") }
         guard let client = parameters["client"] else {
             self = .clients
             return

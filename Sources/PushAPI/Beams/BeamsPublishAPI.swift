@@ -69,7 +69,9 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
     /// Beams server SDKs use); anything else under the prefix is refused as no such resource.
     public var routes: [Router.Route] {
         let publishes = Self.prefix + "/v1/instances/{instance}/publishes"
-        return [publishes, publishes + "/interests", Self.prefix + "/{path...}"].map { .init($0, self, endpoint: Self.prefix) }
+        return [publishes, publishes + "/interests", Self.prefix + "/{path...}"].map {
+            .init($0, self, endpoint: Self.prefix)
+        }
     }
 
     /// The app key the route took from the path.

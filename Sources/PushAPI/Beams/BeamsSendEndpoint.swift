@@ -9,7 +9,6 @@ extension BeamsSendEndpoint {
     public var dialect: SenderDialect { .beams }
     public var errors: any ErrorRenderer { BeamsErrors() }
 
-
     /// The instance of `appKey`, when `sender` may reach every one of its apps: an instance is
     /// its apps together, and a key that reached only some could act on half of what was meant
     /// for all (one half of a push, some of a user's devices).

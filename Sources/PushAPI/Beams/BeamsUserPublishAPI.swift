@@ -25,7 +25,8 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
 
     /// `…/v1/instances/{instance}/publishes/users`.
     public var routes: [Router.Route] {
-        [.init(BeamsPublishAPI.prefix + "/v1/instances/{instance}/publishes/users", self, endpoint: BeamsPublishAPI.prefix)]
+        let users = BeamsPublishAPI.prefix + "/v1/instances/{instance}/publishes/users"
+        return [.init(users, self, endpoint: BeamsPublishAPI.prefix)]
     }
 
     public func checkAddress(_ request: Request) throws {

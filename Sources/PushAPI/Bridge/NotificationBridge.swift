@@ -26,10 +26,16 @@ public struct NotificationBridge: DialectHandler {
         self.topics = topics
     }
 
+    /// `/push/notifications` itself, and below it no such endpoint, in the bridge's shape.
+    public var routes: [Router.Route] {
+        [
+            .init(Self.path + "/?", self),
+            .init(
+                Self.path + "/{path...}", UnknownPath(errors: BridgeErrors()) { throw BridgeError.notFound($0.path) }),
+        ]
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        guard request.path == Self.path || request.path == Self.path + "/" else {
-            throw BridgeError.notFound(request.path)
-        }
         let object = try BridgeRequestBody.object(of: request, limit: Self.bodyLimit)
         let message = try BridgeMessage.parse(object)
         // From here on every answer carries the message's correlation, failures too.

@@ -17,10 +17,10 @@ public struct PushEvents: SendEndpoint {
         self.publisher = publisher
     }
 
+    public var routes: [Router.Route] { [.init(Self.path + "/?", self)] }
+
+    /// Only the method: the route is this endpoint's alone.
     public func checkAddress(_ request: Request) throws {
-        guard request.path == Self.path || request.path == Self.path + "/" else {
-            throw CospaceError.notFound(status: "not-found")
-        }
         guard request.method == "POST" else { throw CospaceError.methodNotAllowed(allow: "POST") }
     }
 
@@ -41,5 +41,4 @@ public struct PushEvents: SendEndpoint {
         response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
         return response
     }
-
 }

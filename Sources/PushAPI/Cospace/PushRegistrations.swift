@@ -26,10 +26,18 @@ public struct PushRegistrations: DialectHandler {
         self.fcmApp = fcmApp
     }
 
+    /// `/api/push` itself, whose logins may wait in the password lane, and the rest of
+    /// `/api/push/…` but for the events' own route: no such endpoint, in cospace's shape.
+    public var routes: [Router.Route] {
+        [
+            .init(Self.path + "/?", self, lane: { [self] in lane(for: $0) }),
+            .init(
+                Self.path + "/{path...}",
+                UnknownPath(errors: CospaceErrors()) { _ in throw CospaceError.notFound(status: "not-found") }),
+        ]
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        guard request.path == Self.path || request.path == Self.path + "/" else {
-            throw CospaceError.notFound(status: "not-found")
-        }
         guard request.method == "GET" || request.method == "POST" else {
             throw CospaceError.methodNotAllowed(allow: "GET, POST")
         }
@@ -43,8 +51,8 @@ public struct PushRegistrations: DialectHandler {
 
     /// A login that will run the password hash waits for the password lane, whose few threads
     /// bound the CPU that logins take; one that is refused anyway (no credentials, throttled)
-    /// is answered at once. For the route of `/api/push` itself.
-    public func lane(for request: Request) -> RequestLane? {
+    /// is answered at once.
+    func lane(for request: Request) -> RequestLane? {
         let method = request.method == "GET" || request.method == "POST"
         return method && authenticator.wouldCheckPassword(request) ? .passwords : nil
     }

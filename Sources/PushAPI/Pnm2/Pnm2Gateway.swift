@@ -97,13 +97,13 @@ public struct Pnm2Gateway: SendEndpoint {
         if let refusal = sender.refusal(naming: apps) { throw refusal }
     }
 
-    /// pnm2's routes, answered by `handler` (the gateway behind `SenderOnly`): the three
-    /// addresses, whose POSTs reach APNs/FCM and so wait in the upstream lane (anything else is
-    /// answered at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
-    public static func routes(_ handler: some DialectHandler) -> [Router.Route] {
+    /// The three addresses, whose POSTs reach APNs/FCM and so wait in the upstream lane
+    /// (anything else is answered at once where it was read), and the rest of `/pnm2/…`,
+    /// refused in pnm2's shape.
+    public var routes: [Router.Route] {
         let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
-        return ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"].map { .init($0, handler, endpoint: prefix, lane: lane) }
-            + [.init("/pnm2/{path...}", handler)]
+        let addresses = ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"]
+        return addresses.map { .init($0, self, endpoint: Self.prefix, lane: lane) } + [.init("/pnm2/{path...}", self)]
     }
 
     /// The busy answer's `response`: a PBX script may match it to retry.

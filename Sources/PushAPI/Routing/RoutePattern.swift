@@ -21,7 +21,8 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
         precondition(text.hasPrefix("/"), "a route pattern starts with /: \(text)")
         description = text
         allowsTrailingSlash = text.hasSuffix("/?")
-        let parts = text.dropFirst().dropLast(allowsTrailingSlash ? 2 : 0).split(separator: "/", omittingEmptySubsequences: false)
+        let parts = text.dropFirst().dropLast(allowsTrailingSlash ? 2 : 0)
+            .split(separator: "/", omittingEmptySubsequences: false)
         segments = parts.enumerated().map { offset, part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(String(part)) }
             let name = part.dropFirst().dropLast()
@@ -33,8 +34,11 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
 
     /// The literal segments before the first parameter or tail, as a path (`/token`).
     var literalPrefix: String {
-        let literals = segments.prefix { if case .literal = $0 { return true } else { return false } }
-        return "/" + literals.map { if case .literal(let text) = $0 { return text } else { return "" } }.joined(separator: "/")
+        var literals: [String] = []
+        for case .literal(let text) in segments.prefix(while: { if case .literal = $0 { true } else { false } }) {
+            literals.append(text)
+        }
+        return "/" + literals.joined(separator: "/")
     }
 
     /// A path this pattern matches: each parameter filled with `value`, a tail with
