@@ -5,8 +5,10 @@ import PushCore
 /// route's handler; what the handler throws, and what the edge refuses, becomes the response
 /// through the renderer of the route's dialect.
 public struct Router: RequestHandler {
-    /// One endpoint: the paths it serves, its handler, and what the router reads from it.
-    public struct Route: Sendable {
+    /// One endpoint: the paths it serves, its handler, and what the router reads from it. A
+    /// class: every request takes its route out of the table, and a struct of five existentials
+    /// was copied (retained and released field by field) each time.
+    public final class Route: Sendable {
         public let pattern: RoutePattern
         /// The metrics label of the route (see `RouteMatch.endpoint`).
         public let endpoint: String
@@ -19,6 +21,9 @@ public struct Router: RequestHandler {
         /// The `{tail...}` is a value rather than names (a base64 token that may hold `/`),
         /// which `RequestPathCheck` reads as such.
         let opaqueTail: Bool
+        /// With `opaqueTail`, the index of the last segment before the tail (what
+        /// `RequestPathCheck` takes as `opaqueTailAfter`).
+        let opaqueTailAfter: Int?
 
         /// - Parameters:
         ///   - endpoint: the metrics label; unless given, the pattern's literal segments before
@@ -36,6 +41,7 @@ public struct Router: RequestHandler {
             errors = dialect?.errors ?? PlainErrors()
             self.lane = lane
             self.opaqueTail = opaqueTail
+            opaqueTailAfter = opaqueTail ? self.pattern.segmentsBeforeTail.map { $0 - 1 } : nil
         }
 
         /// The same route answered by `handler` (an endpoint's routes, served behind a wrapper
@@ -79,8 +85,7 @@ public struct Router: RequestHandler {
     public func match(_ path: String) -> RouteMatch {
         let found = table.match(path)
         let route = found.map { routes[$0.index] }
-        let opaqueTailAfter = route.flatMap { $0.opaqueTail ? $0.pattern.segmentsBeforeTail.map { $0 - 1 } : nil }
-        if let refusal = pathCheck.refusal(path, opaqueTailAfter: opaqueTailAfter) {
+        if let refusal = pathCheck.refusal(path, opaqueTailAfter: route?.opaqueTailAfter) {
             let meant = found?.index ?? table.match(pathCheck.normalised(path))?.index
             return RouteMatch(
                 index: meant, endpoint: route?.endpoint ?? "none", pathRefusal: refusal.description)
@@ -90,9 +95,12 @@ public struct Router: RequestHandler {
     }
 
     public func handle(_ request: Request) -> Response {
-        var request = request
-        if request.route == nil { _ = route(&request) }  // driven without the edge (tests)
-        let match = request.route ?? .none
+        guard let match = request.route else {
+            // Driven without the edge (tests). Copied only here: a request is a dozen references.
+            var routed = request
+            _ = route(&routed)
+            return handle(routed)
+        }
         if let reason = match.pathRefusal {
             var response = errors(of: match).badPath(reason)
             response.logNote = "path refused: \(reason)"
