@@ -14,7 +14,7 @@ final class Pnm2LaneTests: XCTestCase {
         SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 

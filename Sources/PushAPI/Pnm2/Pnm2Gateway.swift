@@ -24,11 +24,15 @@ public struct Pnm2Gateway: SendEndpoint {
     ///     prunes its stored device.
     ///   - pause: waits before the in-request retry; tests pass one that does not wait.
     ///   - budget: whether that retry still fits before nginx gives up on the request.
+    ///   - subscriptions: what a Web Push subscription named in a push must be.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer, budget: Pnm2RetryBudget = .standard
+        subscriptions: WebPushSubscriptionCheck, pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer,
+        budget: Pnm2RetryBudget = .standard
     ) {
-        dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause, budget: budget)
+        dispatch = Pnm2Dispatch(
+            apps: apps, directory: directory, subscriptions: subscriptions, deliverer: deliverer, pause: pause,
+            budget: budget)
     }
 
     /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
