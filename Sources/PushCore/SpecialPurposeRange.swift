@@ -73,7 +73,9 @@ public struct SpecialPurposeRange: Sendable, Equatable, CustomStringConvertible 
     /// IANA's IPv6 Special-Purpose Address Registry, the deprecated site-local and
     /// IPv4-compatible blocks, multicast, and the rest of the space outside global unicast.
     public static let ipv6: [SpecialPurposeRange] = [
-        .init("::/96", "IPv4-compatible (deprecated), unspecified and loopback"),
+        .init("::1/128", "loopback"),
+        .init("::/128", "unspecified"),
+        .init("::/96", "IPv4-compatible (deprecated)"),
         .init("::ffff:0:0:0/96", "IPv4-translated"),
         .init("64:ff9b:1::/48", "IPv4-IPv6 translation (local use)"),
         .init("100::/64", "discard-only"),

@@ -278,7 +278,7 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             try call(
                 "POST", "\(Self.device)/devices/web",
                 #"{"token":"\#(Self.webToken(endpoint: "https://fcm.googleapis.com/fcm/send/x"))"}"#),
-            400, "Bad request", contains: "push service is refused")
+            400, "Bad request", contains: "is not a push service this server sends to")
         try assertBeamsError(
             try call("POST", "\(Self.device)/devices/web", #"{"token":"eyJmb28iOiJiYXIifQ=="}"#), 400, "Bad request",
             contains: "PushSubscription")

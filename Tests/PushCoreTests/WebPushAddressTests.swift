@@ -31,7 +31,9 @@ final class WebPushAddressTests: XCTestCase {
             ("255.255.255.255/32", ["255.255.255.255"], []),
             ("::ffff:0:0/96 (judged by its IPv4)", ["::ffff:10.0.0.1", "::ffff:127.0.0.1"], ["::ffff:142.250.1.1"]),
             ("64:ff9b::/96 (judged by its IPv4)", ["64:ff9b::a9fe:a9fe", "64:ff9b::10.1.1.1"], ["64:ff9b::142.250.1.1"]),
-            ("::/96", ["::", "::1", "::10.0.0.1", "::8.8.8.8"], []),
+            ("::1/128", ["::1"], []),
+            ("::/128", ["::"], []),
+            ("::/96", ["::10.0.0.1", "::8.8.8.8", "::2"], []),
             ("::ffff:0:0:0/96", ["::ffff:0:8.8.8.8"], []),
             ("64:ff9b:1::/48", ["64:ff9b:1::1", "64:ff9b:1:ffff::8.8.8.8"], []),
             ("100::/64", ["100::1"], []),
@@ -58,6 +60,7 @@ final class WebPushAddressTests: XCTestCase {
             }
         }
         XCTAssertEqual(IPAddress("2001:1::1")?.specialPurposeRange?.block, "2001::/23")
+        XCTAssertEqual(IPAddress("::1")?.specialPurposeRange?.name, "loopback")
         XCTAssertEqual(IPAddress("::ffff:169.254.169.254")?.specialPurposeRange?.block, "169.254.0.0/16")
         XCTAssertEqual(IPAddress("::ffff:169.254.169.254")?.description, "::ffff:169.254.169.254")
     }
