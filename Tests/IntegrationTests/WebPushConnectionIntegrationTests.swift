@@ -93,5 +93,10 @@ final class WebPushConnectionIntegrationTests: XCTestCase {
         XCTAssertEqual(delivered.status, 200, delivered.text)
         XCTAssertEqual(push.messages(for: subscription).count, 1)
         XCTAssertFalse(inside.hasPendingConnection, "serve went through the environment's proxy")
+        // And says so when it starts, naming the variables it ignores.
+        XCTAssertTrue(
+            pushgate.serveLog.contains(
+                "the environment names a proxy (https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY): pushgate ignores it"),
+            pushgate.serveLog)
     }
 }
