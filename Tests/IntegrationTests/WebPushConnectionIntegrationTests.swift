@@ -47,7 +47,8 @@ final class WebPushConnectionIntegrationTests: XCTestCase {
         ).json
         return try pushgate.client.post(
             "/pnm2/send", contentType: "application/json",
-            body: #"{"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.app)", "DeviceToken": "\#(Base64.encode(Array(json.utf8)))", "Message": "hi"}"#
+            body:
+                #"{"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.app)", "DeviceToken": "\#(Base64.encode(Array(json.utf8)))", "Message": "hi"}"#
         )
     }
 

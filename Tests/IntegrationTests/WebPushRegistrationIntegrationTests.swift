@@ -30,8 +30,14 @@ final class WebPushRegistrationIntegrationTests: MockWebPushTestCase, RunsOnPost
         // x = y = 1 is no point on P-256 (1 ≠ 1 - 3 + b mod p), though it is 65 bytes with 0x04.
         let offCurve = [0x04] + [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [1]
         return [
-            ("metadata address", with(endpoint: "https://169.254.169.254/x"), "not a push service this server sends to"),
-            ("unlisted service", with(endpoint: "https://push.elsewhere.example/x"), "not a push service this server sends to"),
+            (
+                "metadata address", with(endpoint: "https://169.254.169.254/x"),
+                "not a push service this server sends to"
+            ),
+            (
+                "unlisted service", with(endpoint: "https://push.elsewhere.example/x"),
+                "not a push service this server sends to"
+            ),
             ("p256dh off the curve", with(p256dh: offCurve), "keys.p256dh is not a point on P-256"),
             ("auth of 15 bytes", with(auth: Array(good.auth.prefix(15))), "keys.auth of 16"),
             ("auth of 17 bytes", with(auth: good.auth + [7]), "keys.auth of 16"),
@@ -63,7 +69,8 @@ final class WebPushRegistrationIntegrationTests: MockWebPushTestCase, RunsOnPost
         for subscription in try unusable() {
             let response = try pushgate.client.post(
                 "/pnm2/send", contentType: "application/json",
-                body: #"{"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.app)", "DeviceToken": "\#(Base64.encode(Array(subscription.json.utf8)))", "Message": "hi"}"#
+                body:
+                    #"{"verb": "NotifyGenericTextMessage", "AppId": "\#(Self.app)", "DeviceToken": "\#(Base64.encode(Array(subscription.json.utf8)))", "Message": "hi"}"#
             )
             // pnm2's send answers each push's code in the body, HTTP 200 (docs/api/pnm2.md).
             XCTAssertEqual(response.status, 200, "\(subscription.name): \(response.text)")
@@ -107,7 +114,8 @@ final class WebPushRegistrationIntegrationTests: MockWebPushTestCase, RunsOnPost
         let stored = try pushgate.storedDevices()
         XCTAssertEqual(stored.count, 1)
         XCTAssertEqual(
-            (stored.first?["token"] as? String).flatMap { WebPushSubscription.parse(json: Array($0.utf8)) }?.endpoint.url,
+            (stored.first?["token"] as? String).flatMap { WebPushSubscription.parse(json: Array($0.utf8)) }?.endpoint
+                .url,
             good.endpoint, "\(stored)")
     }
 }

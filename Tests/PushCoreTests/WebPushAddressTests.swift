@@ -30,7 +30,10 @@ final class WebPushAddressTests: XCTestCase {
             ("240.0.0.0/4", ["240.0.0.1", "255.255.255.254"], []),
             ("255.255.255.255/32", ["255.255.255.255"], []),
             ("::ffff:0:0/96 (judged by its IPv4)", ["::ffff:10.0.0.1", "::ffff:127.0.0.1"], ["::ffff:142.250.1.1"]),
-            ("64:ff9b::/96 (judged by its IPv4)", ["64:ff9b::a9fe:a9fe", "64:ff9b::10.1.1.1"], ["64:ff9b::142.250.1.1"]),
+            (
+                "64:ff9b::/96 (judged by its IPv4)", ["64:ff9b::a9fe:a9fe", "64:ff9b::10.1.1.1"],
+                ["64:ff9b::142.250.1.1"]
+            ),
             ("::1/128", ["::1"], []),
             ("::/128", ["::"], []),
             ("::/96", ["::10.0.0.1", "::8.8.8.8", "::2"], []),
@@ -67,9 +70,10 @@ final class WebPushAddressTests: XCTestCase {
 
     /// The public addresses of the push services and of the internet at large are allowed.
     func testThePublicInternetIsAllowed() {
-        for address in ["142.250.74.106", "8.8.8.8", "1.1.1.1", "17.253.144.10", "2a00:1450:4001:82a::200a",
-            "2606:4700::6810:84e5", "2001:4860:4860::8888"]
-        {
+        for address in [
+            "142.250.74.106", "8.8.8.8", "1.1.1.1", "17.253.144.10", "2a00:1450:4001:82a::200a",
+            "2606:4700::6810:84e5", "2001:4860:4860::8888",
+        ] {
             XCTAssertTrue(policy.allowsAddress(address, port: 443), address)
             XCTAssertNil(IPAddress(address)?.specialPurposeRange, address)
         }

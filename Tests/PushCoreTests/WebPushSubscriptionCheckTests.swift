@@ -5,10 +5,13 @@ import XCTest
 /// is PushCrypto's (tested there, and through serve in the integration tests); here it is a
 /// recorded closure, to show that it is asked and that its answer decides.
 final class WebPushSubscriptionCheckTests: XCTestCase {
-    private func base64(endpoint: String = "https://fcm.googleapis.com/fcm/send/abc", auth: String = WebPushSubscriptionTests.auth)
+    private func base64(
+        endpoint: String = "https://fcm.googleapis.com/fcm/send/abc", auth: String = WebPushSubscriptionTests.auth
+    )
         -> String
     {
-        let json = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(WebPushSubscriptionTests.p256dh)","auth":"\#(auth)"}}"#
+        let json =
+            #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(WebPushSubscriptionTests.p256dh)","auth":"\#(auth)"}}"#
         return Base64.encode(Array(json.utf8))
     }
 
@@ -33,7 +36,8 @@ final class WebPushSubscriptionCheckTests: XCTestCase {
         XCTAssertEqual(
             offCurve.subscription(fromBase64: base64(endpoint: "https://evil.example/x")),
             .failure(.refused("push endpoint https://evil.example is not a push service this server sends to")))
-        XCTAssertEqual(onCurve.subscription(fromBase64: base64(auth: "BTBZMqHH6r4Tts7J_aSI")), .failure(.notASubscription))
+        XCTAssertEqual(
+            onCurve.subscription(fromBase64: base64(auth: "BTBZMqHH6r4Tts7J_aSI")), .failure(.notASubscription))
         XCTAssertEqual(onCurve.subscription(fromBase64: "not base64!"), .failure(.notASubscription))
     }
 }

@@ -46,7 +46,8 @@ struct Pnm2Dispatch: Sendable {
             }
             addressed.append((index, push, app))
         }
-        let targets = try Pnm2Addressing(directory: directory, subscriptions: subscriptions).targets(addressed.map { ($0.push, $0.app) })
+        let addressing = Pnm2Addressing(directory: directory, subscriptions: subscriptions)
+        let targets = try addressing.targets(addressed.map { ($0.push, $0.app) })
         var indices: [Int] = []
         var batch: [Notification] = []
         for (item, target) in zip(addressed, targets) {

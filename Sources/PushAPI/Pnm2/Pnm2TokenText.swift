@@ -43,7 +43,8 @@ enum Pnm2TokenText {
         switch platform {
         case .apns: return "an APNs device token (hex or base64)"
         case .fcm: return "an FCM registration token (as issued, or base64)"
-        case .web: return "a Web Push subscription (the base64 of its JSON: endpoint, keys.p256dh of 65 bytes, keys.auth of 16)"
+        case .web:
+            return "a Web Push subscription (the base64 of its JSON: endpoint, keys.p256dh of 65 bytes, keys.auth of 16)"
         }
     }
 }

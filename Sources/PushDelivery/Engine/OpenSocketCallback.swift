@@ -37,7 +37,9 @@ enum SocketAddressText {
             switch family {
             case AF_INET:
                 return socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                    guard inet_ntop(AF_INET, &v4.pointee.sin_addr, &text, socklen_t(text.count)) != nil else { return nil }
+                    guard inet_ntop(AF_INET, &v4.pointee.sin_addr, &text, socklen_t(text.count)) != nil else {
+                        return nil
+                    }
                     return (String(cString: text), Int(UInt16(bigEndian: v4.pointee.sin_port)))
                 }
             case AF_INET6:
@@ -45,7 +47,9 @@ enum SocketAddressText {
                 // how much of it is this address.
                 guard address.pointee.addrlen >= MemoryLayout<sockaddr_in6>.size else { return nil }
                 return socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    guard inet_ntop(AF_INET6, &v6.pointee.sin6_addr, &text, socklen_t(text.count)) != nil else { return nil }
+                    guard inet_ntop(AF_INET6, &v6.pointee.sin6_addr, &text, socklen_t(text.count)) != nil else {
+                        return nil
+                    }
                     return (String(cString: text), Int(UInt16(bigEndian: v6.pointee.sin6_port)))
                 }
             default:

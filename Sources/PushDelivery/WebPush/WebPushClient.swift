@@ -106,7 +106,9 @@ public final class WebPushClient: PlatformDeliverer {
         let endpoints = self.endpoints
         let origin = subscription.origin
         return ConnectedAddressCheck(name: "PUSHGATE_WEBPUSH_ENDPOINTS") { address, port in
-            guard let parsed = IPAddress(address) else { return "\(origin) resolved to \(address), no IP address (not sent)" }
+            guard let parsed = IPAddress(address) else {
+                return "\(origin) resolved to \(address), no IP address (not sent)"
+            }
             guard let range = endpoints.refusedRange(of: parsed, port: port) else { return nil }
             return
                 "\(origin) resolved to \(address) port \(port), in \(range), which PUSHGATE_WEBPUSH_ENDPOINTS does not list (not connected, not sent)"
