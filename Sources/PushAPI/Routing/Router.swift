@@ -42,7 +42,7 @@ public struct Router: RequestHandler {
         /// The same route answered by `handler` (an endpoint's routes, served behind a wrapper
         /// such as `SenderOnly`), its lane chosen by `lane` when given, from the lane this
         /// route would choose.
-        func answered(
+        public func answered(
             by handler: any DialectHandler,
             lane wrapping: (@Sendable (_ head: inout Request, _ own: RequestLane) -> RequestLane?)? = nil
         ) -> Route {
