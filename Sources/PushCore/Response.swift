@@ -88,7 +88,9 @@ public struct Response: Sendable, Equatable {
 public protocol RequestHandler: Sendable {
     /// Decides the request's route once (recorded in `head.route`) and the lane it is answered
     /// in; nil: on the responder thread that read it. Called on a responder thread for every
-    /// request, so it decides from the head alone, without I/O.
+    /// request, so it decides from the head alone, without I/O but for the sender key of a
+    /// request that would wait in a lane (one indexed read the handler then does not repeat:
+    /// see `SenderOnly`).
     func route(_ head: inout Request) -> RequestLane?
 
     func handle(_ request: Request) -> Response

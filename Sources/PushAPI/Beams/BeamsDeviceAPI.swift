@@ -141,8 +141,16 @@ public struct BeamsDeviceAPI: DialectHandler {
         return .emptyOK
     }
 
-    /// `PUT …/devices/fcm/{id}/token` `{"token"}`: the device moves to the new token.
+    /// `PUT …/devices/fcm/{id}/token` `{"token"}`: the device moves to the new token. Only an
+    /// FCM device's: the Android SDK refreshes its token so, while iOS and the web SDK register
+    /// again and never call it. An APNs device's id is given to whoever registers its token
+    /// again (iOS does at every launch), so a token that moved it would let anyone who knows
+    /// the token take its pushes, its user's included (see docs/security.md).
     private func replaceToken(_ path: BeamsDevicePath, id: String, _ body: BeamsJSONBody) throws -> Response {
+        guard path.platform == .fcm else {
+            throw BeamsError.notFound(
+                "No such resource: only an FCM device's token is replaced (iOS and web devices register again).")
+        }
         let text: String
         do {
             text = try body.string("token")

@@ -105,7 +105,7 @@ public struct Pnm2Gateway: SendEndpoint {
     /// (anything else is answered at once where it was read), and the rest of `/pnm2/…`,
     /// refused in pnm2's shape.
     public var routes: [Router.Route] {
-        let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
+        let lane: Router.Route.Lane = { $0.method == "POST" ? .upstream : nil }
         let addresses = ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"]
         return addresses.map { .init($0, self, endpoint: Self.prefix, lane: lane) } + [.init("/pnm2/{path...}", self)]
     }

@@ -16,8 +16,9 @@ public struct Router: RequestHandler {
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
         let errors: any ErrorRenderer
-        /// The lane of a request from its head; nil: none.
-        let lane: (@Sendable (Request) -> RequestLane?)?
+        /// The lane of a request from its head; nil: none. It may note on the head's match
+        /// what it read to choose (`RouteMatch.sender`).
+        let lane: Lane?
         /// The `{tail...}` is a value rather than names (a base64 token that may hold `/`),
         /// which `RequestPathCheck` reads as such.
         let opaqueTail: Bool
@@ -31,7 +32,7 @@ public struct Router: RequestHandler {
         ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
         public init(
             _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
-            lane: (@Sendable (Request) -> RequestLane?)? = nil
+            lane: Lane? = nil
         ) {
             self.pattern = RoutePattern(pattern)
             self.endpoint = endpoint ?? self.pattern.literalPrefix
@@ -45,10 +46,21 @@ public struct Router: RequestHandler {
         }
 
         /// The same route answered by `handler` (an endpoint's routes, served behind a wrapper
-        /// such as `SenderOnly`).
-        public func answered(by handler: any DialectHandler) -> Route {
-            Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
+        /// such as `SenderOnly`), its lane chosen by `lane` when given, from the lane this
+        /// route would choose.
+        public func answered(
+            by handler: any DialectHandler,
+            lane wrapping: (@Sendable (_ head: inout Request, _ own: RequestLane) -> RequestLane?)? = nil
+        ) -> Route {
+            var lane = self.lane
+            if let own = lane, let wrapping {
+                lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
+            }
+            return Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
         }
+
+        /// Which lane a request waits in, from its head; `head.route` is already its match.
+        public typealias Lane = @Sendable (_ head: inout Request) -> RequestLane?
     }
 
     private let routes: [Route]
@@ -67,13 +79,13 @@ public struct Router: RequestHandler {
     public static let silent = Logger(label: "pushgate", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public func route(_ head: inout Request) -> RequestLane? {
-        var match = match(head.path)
-        // A refused path is answered where it was read, whichever lane its route has.
-        if match.pathRefusal == nil, let index = match.index {
-            match.lane = routes[index].lane?(head)
-        }
+        let match = match(head.path)
         head.route = match
-        return match.lane
+        // A refused path is answered where it was read, whichever lane its route has.
+        guard match.pathRefusal == nil, let index = match.index, let lane = routes[index].lane else { return nil }
+        let chosen = lane(&head)
+        head.route?.lane = chosen
+        return chosen
     }
 
     /// Every route's pattern, in the order given (which decides nothing: see `RouteTable`).
