@@ -273,6 +273,12 @@ final class MatrixIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
         let badBytes = try pushgate.client.post("/_matrix/push/v1/notify", contentType: "application/json", body: invalidUTF8)
         XCTAssertEqual(badBytes.status, 400)
 
+        // Nested past the parser's bound, and over the body limit.
+        XCTAssertEqual(try refusal(String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)).1, "M_NOT_JSON")
+        let huge = try notify(#"{"notification": {"room_name": "\#(String(repeating: "x", count: 1_100_000))", "devices": []}}"#)
+        XCTAssertEqual(huge.status, 413, huge.text)
+        XCTAssertEqual(try JSONValue.parse(huge.body).objectValue?["errcode"], .string("M_TOO_LARGE"))
+
         // Another path or method: the spec's M_UNRECOGNIZED.
         let get = try pushgate.client.get("/_matrix/push/v1/notify")
         XCTAssertEqual(get.status, 405)
