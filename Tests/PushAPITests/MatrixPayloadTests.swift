@@ -81,6 +81,11 @@ final class MatrixPayloadTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(MatrixAPNsPayload.payload(badge, defaultPayload: ["x": .string("y")])), ["aps": .object(["badge": .number(0)])])
         XCTAssertNil(MatrixAPNsPayload.payload(try notification(#"{"type": null, "devices": []}"#), defaultPayload: [:]))
         XCTAssertNil(MatrixFCMPayload.data(badge, defaultPayload: [:]), "a zero count and no event: nothing for FCM")
+        // Empty strings are absent, as Sygnal's truthiness reads them.
+        let empty = try notification(#"{"event_id": "", "room_id": "", "type": "", "sender": "", "counts": {"unread": 1}, "devices": []}"#)
+        XCTAssertFalse(empty.isEventIDOnly)
+        XCTAssertEqual(try XCTUnwrap(MatrixAPNsPayload.payload(empty, defaultPayload: ["x": .string("y")])), ["aps": .object(["badge": .number(1)])])
+        XCTAssertEqual(MatrixAlert(try notification(#"{"type": "x", "sender": "", "devices": []}"#))?.arguments, [" "])
     }
 
     func testAPNsHeadersFollowTheAppsPushTypeAndPrio() throws {

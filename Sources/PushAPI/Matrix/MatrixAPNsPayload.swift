@@ -34,8 +34,8 @@ enum MatrixAPNsPayload {
     /// `aps.mutable-content` and an `aps.alert` in its default payload).
     static func eventIDOnly(_ notification: MatrixNotification, defaultPayload: [String: JSONValue]) -> [String: JSONValue] {
         var payload = defaultPayload
-        payload["room_id"] = notification.roomID.map(JSONValue.string)
-        payload["event_id"] = notification.eventID.map(JSONValue.string)
+        payload["room_id"] = notification.roomID.flatMap(nonEmpty)
+        payload["event_id"] = notification.eventID.flatMap(nonEmpty)
         payload["unread_count"] = notification.unread.map { .number(Double($0)) }
         payload["missed_calls"] = notification.missedCalls.map { .number(Double($0)) }
         return payload
@@ -49,7 +49,7 @@ enum MatrixAPNsPayload {
         if let unread = notification.unread { badge = unread }
         if let missed = notification.missedCalls { badge = (badge ?? 0) + missed }
         guard alert != nil || badge != nil else { return nil }
-        var payload = notification.type != nil ? defaultPayload : [:]
+        var payload = (notification.type ?? "").isEmpty ? [:] : defaultPayload
         var aps = payload["aps"]?.objectValue ?? [:]
         if let alert {
             var fields = aps["alert"]?.objectValue ?? [:]
@@ -60,10 +60,14 @@ enum MatrixAPNsPayload {
         if let badge { aps["badge"] = .number(Double(badge)) }
         payload["aps"] = .object(aps)
         if alert != nil {
-            payload["room_id"] = notification.roomID.map(JSONValue.string)
-            payload["event_id"] = notification.eventID.map(JSONValue.string)
+            payload["room_id"] = notification.roomID.flatMap(nonEmpty)
+            payload["event_id"] = notification.eventID.flatMap(nonEmpty)
         }
         return payload
+    }
+
+    private static func nonEmpty(_ text: String) -> JSONValue? {
+        text.isEmpty ? nil : .string(text)
     }
 }
 
@@ -81,7 +85,8 @@ struct MatrixAlert: Equatable {
     init?(_ notification: MatrixNotification) {
         let limit = MatrixAPNsPayload.maximumFieldLength
         func cut(_ text: String) -> String { String(text.prefix(limit)) }
-        let from = cut(notification.senderDisplayName ?? notification.sender ?? " ")
+        let anyName = !(notification.sender ?? "").isEmpty || !(notification.senderDisplayName ?? "").isEmpty
+        let from = anyName ? cut(notification.senderDisplayName ?? notification.sender ?? " ") : " "
         let content = notification.content ?? [:]
         switch notification.type {
         case "m.room.message", "m.room.encrypted":
@@ -120,10 +125,10 @@ struct MatrixAlert: Equatable {
             } else {
                 (key, arguments) = ("USER_INVITE_TO_CHAT", [from])
             }
-        case .some:
+        case .some(let type) where !type.isEmpty:
             // A type pushgate does not know, important enough for the homeserver to push.
             (key, arguments) = ("MSG_FROM_USER", [from])
-        case nil:
+        default:
             return nil
         }
     }

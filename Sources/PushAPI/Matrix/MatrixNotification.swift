@@ -45,7 +45,8 @@ struct MatrixNotification: Sendable, Equatable {
     /// Event-id-only: the homeserver sent the event's id and not its type (Synapse's pushers
     /// with `format: event_id_only`), so the app fetches the event itself. Decided by the
     /// notification, not by `data.format`, as Sygnal decides it.
-    var isEventIDOnly: Bool { eventID != nil && type == nil }
+    /// Empty strings count as absent, as Sygnal's truthiness tests read them.
+    var isEventIDOnly: Bool { !(eventID ?? "").isEmpty && (type ?? "").isEmpty }
 
     /// Sygnal's answers to a body it cannot use: 400 with its words.
     static func parse(_ body: [UInt8]) throws(MatrixRefusal) -> MatrixNotification {
