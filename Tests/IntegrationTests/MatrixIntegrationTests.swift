@@ -23,6 +23,8 @@ final class MatrixIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
     }
 
     override func tearDown() {
+        // pushgate first: the mock push service waits for the connections it still holds.
+        pushgate?.stop()
         webPush?.shutdown()
         webPush = nil
         super.tearDown()
