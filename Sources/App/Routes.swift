@@ -41,7 +41,9 @@ struct RouteServices: Sendable {
 /// Which endpoint answers which path: serve's one router, over the process's one store.
 enum Routes {
     static func router(store: any Store, services: RouteServices) -> Router {
-        let reporter = TokenReporter(apps: store, accounts: store)
+        let subscriptions = WebPushSubscriptionCheck(
+            endpoints: services.configuration.webPushEndpoints, isP256Point: P256PublicPoint.isValid)
+        let reporter = TokenReporter(apps: store, accounts: store, subscriptions: subscriptions)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
         let cospacePasswords = services.cospacePasswords
@@ -60,19 +62,19 @@ enum Routes {
             Pnm2Gateway(
                 apps: store, directory: store,
                 deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
-                budget: services.pnm2RetryBudget),
+                subscriptions: subscriptions, budget: services.pnm2RetryBudget),
             senders: senders)
         let matrix = MatrixGateway(
             apps: store, directory: store,
             deliverer: PruningDeliverer(
                 CountingDeliverer(services.deliverer, dialect: "matrix", catalog: store, metrics: services.metrics.delivery),
                 devices: store, records: store, logger: services.logger),
-            homeservers: services.configuration.matrixHomeservers,
-            webPushEndpoints: services.configuration.webPushEndpoints, answers: services.matrixAnswers)
+            webPushSubscriptions: subscriptions, homeservers: services.configuration.matrixHomeservers,
+            answers: services.matrixAnswers)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let beamsDevices = BeamsDeviceAPI(
             store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
-            now: { Int64(Date().timeIntervalSince1970) }, webPushEndpoints: services.configuration.webPushEndpoints,
+            now: { Int64(Date().timeIntervalSince1970) }, subscriptions: subscriptions,
             vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() })
         let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
         let publishes = SenderOnly(

@@ -30,6 +30,11 @@ static inline CURLcode pushgate_curl_easy_setopt_write_callback(CURL *handle, CU
 static inline CURLcode pushgate_curl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
+/// CURLOPT_OPENSOCKETFUNCTION: called with each address libcurl is about to connect to, before
+/// the socket exists; returning CURL_SOCKET_BAD means no connection attempt is made to it.
+static inline CURLcode pushgate_curl_easy_setopt_opensocket_callback(CURL *handle, curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}
 static inline CURLMcode pushgate_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -1,43 +1,126 @@
 import CFastCGI
 import Glibc
 
-/// The CGI parameters (`NAME=value` strings) libfcgi received for one request, as a dictionary.
-enum CGIParams {
+/// The CGI parameters (`NAME=value` strings) libfcgi received for one request, kept as what a
+/// `Request` is made of: the few CGI variables pushgate reads, and the `HTTP_*` ones already as
+/// header names. The other variables nginx sends (`SERVER_SOFTWARE`, `DOCUMENT_ROOT`, …) are
+/// skipped without being copied: building a dictionary of all of them and then a second one of
+/// the headers was a tenth of a `/healthz` request's CPU.
+struct CGIParams: Equatable {
+    var requestMethod: String?
+    var requestURI: String?
+    var documentURI: String?
+    var scriptName: String?
+    var pathInfo: String?
+    var queryString: String?
+    var contentType: String?
+    var contentLength: String?
+    var remoteAddress: String?
+    var requestID: String?
+    /// `HTTP_USER_AGENT` → `user-agent` (see `headerName`), repeats joined (see `add`).
+    var headers: [String: String] = [:]
+
+    /// The variables read, by name; an index into the stored properties above.
+    private enum Variable: CaseIterable {
+        case requestMethod, requestURI, documentURI, scriptName, pathInfo, queryString
+        case contentType, contentLength, remoteAddress, requestID
+
+        var name: StaticString {
+            switch self {
+            case .requestMethod: "REQUEST_METHOD"
+            case .requestURI: "REQUEST_URI"
+            case .documentURI: "DOCUMENT_URI"
+            case .scriptName: "SCRIPT_NAME"
+            case .pathInfo: "PATH_INFO"
+            case .queryString: "QUERY_STRING"
+            case .contentType: "CONTENT_TYPE"
+            case .contentLength: "CONTENT_LENGTH"
+            case .remoteAddress: "REMOTE_ADDR"
+            case .requestID: "REQUEST_ID"
+            }
+        }
+
+        static func named(_ bytes: UnsafeBufferPointer<UInt8>) -> Variable? {
+            for variable in allCases {
+                let name = variable.name
+                guard name.utf8CodeUnitCount == bytes.count else { continue }
+                if memcmp(name.utf8Start, bytes.baseAddress!, bytes.count) == 0 { return variable }
+            }
+            return nil
+        }
+    }
+
+    init() {}
+
+    /// From `(name, value)` pairs in the order the front server sent them (tests).
+    init(pairs: [(String, String)]) {
+        for (name, value) in pairs {
+            var name = name
+            var value = value
+            name.withUTF8 { nameBytes in value.withUTF8 { add(name: nameBytes, value: $0) } }
+        }
+    }
+
     /// Reads libfcgi's NULL-terminated `envp` array. The strings die at `FCGX_Finish_r`, so
-    /// they are copied here. Byte-wise on purpose: splitting Swift `String`s by `Character`
-    /// cost a third of a hello request's CPU.
-    static func read(_ envp: FCGX_ParamArray?) -> [String: String] {
-        var result: [String: String] = [:]
-        guard var cursor = envp else { return result }
-        result.reserveCapacity(32)
+    /// what is kept is copied here.
+    static func read(_ envp: FCGX_ParamArray?) -> CGIParams {
+        var params = CGIParams()
+        guard var cursor = envp else { return params }
         while let entry = cursor.pointee {
             let length = strlen(entry)
             entry.withMemoryRebound(to: UInt8.self, capacity: length) { start in
                 let bytes = UnsafeBufferPointer(start: start, count: length)
                 let equals = bytes.firstIndex(of: UInt8(ascii: "=")) ?? length
-                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
-                let value =
-                    equals < length
-                    ? String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self) : ""
-                add(name, value, to: &result)
+                let value = equals < length ? UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]) : .init(start: nil, count: 0)
+                params.add(name: UnsafeBufferPointer(rebasing: bytes[..<equals]), value: value)
             }
             cursor += 1
         }
-        return result
+        return params
     }
 
-    static func dictionary(from pairs: [(String, String)]) -> [String: String] {
-        var result: [String: String] = [:]
-        for (name, value) in pairs { add(name, value, to: &result) }
-        return result
+    private static let httpPrefix: [UInt8] = Array("HTTP_".utf8)
+
+    /// nginx before 1.23 sends a header that occurs twice as two `HTTP_*` params: they are
+    /// joined the way HTTP does (`, `, and `; ` for cookies). For anything else the first one
+    /// wins, as with `FCGX_GetParam`.
+    private mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if name.count > 5, name.starts(with: Self.httpPrefix) {
+            let header = Self.headerName(cgiName: UnsafeBufferPointer(rebasing: name[5...]))
+            let text = String(decoding: value, as: UTF8.self)
+            // One hash lookup for the usual case, a header seen once; a repeat is put right after.
+            guard let existing = headers.updateValue(text, forKey: header) else { return }
+            headers[header] = existing + (header == "cookie" ? "; " : ", ") + text
+            return
+        }
+        guard let variable = Variable.named(name) else { return }
+        let text = String(decoding: value, as: UTF8.self)
+        switch variable {
+        case .requestMethod: requestMethod = requestMethod ?? text
+        case .requestURI: requestURI = requestURI ?? text
+        case .documentURI: documentURI = documentURI ?? text
+        case .scriptName: scriptName = scriptName ?? text
+        case .pathInfo: pathInfo = pathInfo ?? text
+        case .queryString: queryString = queryString ?? text
+        case .contentType: contentType = contentType ?? text
+        case .contentLength: contentLength = contentLength ?? text
+        case .remoteAddress: remoteAddress = remoteAddress ?? text
+        case .requestID: requestID = requestID ?? text
+        }
     }
 
-    /// nginx before 1.23 sends a header that occurs twice as two `HTTP_*` params: join them
-    /// the way HTTP does (`, `, and `; ` for cookies). For anything else the first one wins,
-    /// as with `FCGX_GetParam`.
-    private static func add(_ name: String, _ value: String, to result: inout [String: String]) {
-        // One hash lookup for the usual case, a name seen once; a repeat is put right after.
-        guard let existing = result.updateValue(value, forKey: name) else { return }
-        result[name] = name.hasPrefix("HTTP_") ? existing + (name == "HTTP_COOKIE" ? "; " : ", ") + value : existing
+    /// nginx drops client headers with `_` in their names (`underscores_in_headers off`), so
+    /// every `_` in a param name stood for a `-`.
+    static func headerName(cgiName: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: cgiName.count) { buffer in
+            for (index, byte) in cgiName.enumerated() {
+                switch byte {
+                case UInt8(ascii: "_"): buffer[index] = UInt8(ascii: "-")
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): buffer[index] = byte + 32
+                default: buffer[index] = byte
+                }
+            }
+            return cgiName.count
+        }
     }
 }

@@ -12,15 +12,45 @@ enum CGIResponseEncoding {
     /// needs no chunked encoding and the client knows the body is complete), an empty line.
     /// No header is invented: a response without a content type goes out without one.
     static func head(_ response: Response) -> [UInt8] {
-        var text = "Status: \(response.status) \(Response.reasonPhrase(response.status))\r\n"
-        for (name, value) in response.headers {
-            let lowered = name.lowercased()
-            // The edge owns framing: a handler's own length or status would contradict ours.
-            if lowered == "content-length" || lowered == "status" || lowered == "transfer-encoding" { continue }
-            text += "\(singleLine(name)): \(singleLine(value))\r\n"
+        var head: [UInt8] = []
+        head.reserveCapacity(128)
+        if (100...599).contains(response.status) {
+            head += statusLines[response.status - 100]
+        } else {
+            head += Array("Status: \(response.status) \(Response.reasonPhrase(response.status))\r\n".utf8)
         }
-        text += "Content-Length: \(response.body.count)\r\n\r\n"
-        return Array(text.utf8)
+        for (name, value) in response.headers {
+            // The edge owns framing: a handler's own length or status would contradict ours.
+            if isFraming(name) { continue }
+            head += singleLine(name).utf8
+            head += [UInt8(ascii: ":"), UInt8(ascii: " ")]
+            head += singleLine(value).utf8
+            head += [13, 10]
+        }
+        head += "Content-Length: ".utf8
+        head += String(response.body.count).utf8
+        head += [13, 10, 13, 10]
+        return head
+    }
+
+    /// The status line of every status from 100 to 599 (at `status - 100`), made once rather
+    /// than formatted for every response.
+    private static let statusLines: [[UInt8]] = (100...599).map {
+        Array("Status: \($0) \(Response.reasonPhrase($0))\r\n".utf8)
+    }
+
+    private static let framingNames = ["content-length", "status", "transfer-encoding"].map { Array($0.utf8) }
+
+    /// `Content-Length`, `Status` or `Transfer-Encoding`, in any case, compared without making
+    /// a lowercased copy of every header name.
+    private static func isFraming(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return framingNames.contains { framing in
+            framing.count == bytes.count
+                && zip(framing, bytes).allSatisfy { lower, byte in
+                    lower == (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+                }
+        }
     }
 
     /// A CR or LF in a header would end it early and let the rest pose as headers or body.

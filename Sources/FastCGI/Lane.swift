@@ -68,7 +68,7 @@ final class Lane: Sendable {
     /// `responderFinished` once it is answered or parked. Nil: `submit` it.
     func homeForResponder(_ accepted: AcceptedRequest) -> Bulkhead<Job>.Home? {
         guard configuration.responderBodyLimit > 0,
-            let declared = accepted.params["CONTENT_LENGTH"].flatMap({ Int($0) }),
+            let declared = accepted.contentLength.flatMap({ Int($0) }),
             declared >= 0, declared <= configuration.responderBodyLimit
         else { return nil }
         return bulkhead.homeForCaller()

@@ -3,13 +3,14 @@ import Glibc
 import Logging
 import PushCore
 
-/// A request libfcgi has accepted: its `FCGX_Request` (the connection, the streams), its CGI
-/// params and the `Request` they make, still without its body.
+/// A request libfcgi has accepted: its `FCGX_Request` (the connection, the streams), the
+/// `Request` its CGI params make, still without its body, and the length nginx declared for it.
 struct AcceptedRequest: @unchecked Sendable {
     // @unchecked: the pointer passes from the thread that accepted the request to the one that
     // answers it, and is used by one thread at a time.
     let request: UnsafeMutablePointer<FCGX_Request>
-    let params: [String: String]
+    /// `CONTENT_LENGTH` as nginx sent it, before the body is read.
+    let contentLength: String?
     var head: Request
     /// When it was accepted, for the log line's duration (which so includes any wait in a lane).
     let started: UInt64
@@ -50,7 +51,7 @@ final class RequestExchange: @unchecked Sendable {
         var incoming = accepted.head
         let request = accepted.request
         let response: Response
-        switch limit.verdict(contentLength: accepted.params["CONTENT_LENGTH"]) {
+        switch limit.verdict(contentLength: accepted.contentLength) {
         case .tooLarge(let declared):
             drainBody(request)
             response = handler.refuse(incoming, .bodyTooLarge(bytes: declared, limit: limit.maxBytes))

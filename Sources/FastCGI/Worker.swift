@@ -87,7 +87,7 @@ final class Worker: @unchecked Sendable {
         // The one route lookup of this request: everything after reads `head.route`.
         let laneName = handler.route(&mapped)
         let head = mapped
-        let accepted = AcceptedRequest(request: request, params: params, head: head, started: started)
+        let accepted = AcceptedRequest(request: request, contentLength: params.contentLength, head: head, started: started)
         if let laneName, let lane = lanes[laneName] {
             // The request is answered from elsewhere from here (or later than this thread's
             // next request), and freed once answered: this thread takes a fresh one.

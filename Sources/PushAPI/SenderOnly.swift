@@ -27,20 +27,16 @@ extension SendEndpoint {
     }
 }
 
-/// Why a caller may not send: `SenderAuthorization`'s 401 and 403, with reasons safe to show.
-/// Thrown, and worded by the dialect's renderer.
-public enum SenderRefusal: Error, Sendable, Equatable {
-    /// No key, or not a valid one.
-    case unauthorized(reason: String)
-    /// No keys exist and the caller is not on this machine, or the key's scope does not
-    /// reach this dialect or the apps the request names.
-    case forbidden(reason: String)
-}
-
 /// A send-side endpoint answered only for callers with send rights (see
 /// `SenderAuthorization`): the one place the sender check runs, so that no send-side handler
 /// can forget it. Everyone else gets the endpoint's own 401/403; a key store that cannot be
 /// read is the endpoint's failure (500, or 503 while the database is away).
+///
+/// A request that would wait in a lane (pnm2's sends wait for the upstream) is checked from
+/// its head, before the lane is chosen: a caller without send rights is answered on the
+/// responder thread that read it and never takes a lane slot, so that a flood of requests
+/// without a key cannot crowd out a PBX's sends. The check is kept on the request's match,
+/// and `respond` reads it there: a keyed send asks the key store once, as before.
 public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
     public let endpoint: Endpoint
     private let senders: SenderAuthorization
@@ -52,20 +48,56 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
         try endpoint.checkAddress(request)
+        let sender = try request.route?.sender?.get() ?? sender(of: request)
+        return try endpoint.respond(to: request, as: sender, logger: logger)
+    }
+
+    /// The sender of `request` if it may send through this endpoint's dialect; otherwise
+    /// throws its `SenderRefusal`, or the key store's error.
+    func sender(of request: Request) throws -> Sender {
         switch senders.authorize(request) {
         case .allowed(let sender):
+            guard sender.scope.sends else {
+                throw SenderRefusal.forbidden(
+                    reason: "the sender key \(sender.name) is an operator key: it reads /metrics and /status and sends nothing")
+            }
             guard sender.scope.allows(endpoint.dialect) else {
                 throw SenderRefusal.forbidden(
                     reason: "the sender key \(sender.name) may not send through \(endpoint.dialect.rawValue)")
             }
-            return try endpoint.respond(to: request, as: sender, logger: logger)
+            return sender
         case .unauthorized(let reason): throw SenderRefusal.unauthorized(reason: reason)
         case .forbidden(let reason): throw SenderRefusal.forbidden(reason: reason)
         case .unavailable(let error): throw error
         }
     }
 
+    /// The lane of a request the endpoint's route puts in one, for a caller with send rights
+    /// only; anyone else is answered where it was read. A key store that cannot be read is
+    /// left to `respond` (the check runs again there and answers the failure).
+    func lane(_ head: inout Request, own: RequestLane) -> RequestLane? {
+        let checked: Result<Sender, SenderRefusal>
+        do {
+            checked = .success(try sender(of: head))
+        } catch let refusal as SenderRefusal {
+            checked = .failure(refusal)
+        } catch {
+            return nil
+        }
+        head.route?.sender = checked
+        return checked.isAllowed ? own : nil
+    }
+
     public var errors: any ErrorRenderer { endpoint.errors }
 
-    public var routes: [Router.Route] { endpoint.routes.map { $0.answered(by: self) } }
+    public var routes: [Router.Route] {
+        endpoint.routes.map { $0.answered(by: self, lane: { [self] head, own in lane(&head, own: own) }) }
+    }
+}
+
+extension Result<Sender, SenderRefusal> {
+    fileprivate var isAllowed: Bool {
+        if case .success = self { return true }
+        return false
+    }
 }

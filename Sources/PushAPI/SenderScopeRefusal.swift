@@ -10,11 +10,4 @@ extension Sender {
         let noun = outside.count == 1 ? "app" : "apps"
         return .forbidden(reason: "the sender key \(name) may not push to the \(noun) \(list)")
     }
-
-    /// The refusal of a fan-out whose every device lies outside this sender's scope: it
-    /// would push nothing, and saying "0 queued" would hide why.
-    public func refusalOfFanOut(leftOut: Int) -> SenderRefusal {
-        .forbidden(
-            reason: "the sender key \(name) may not push to the apps of any of the \(leftOut) devices this reaches")
-    }
 }

@@ -29,11 +29,13 @@ public struct Response: Sendable, Equatable {
 
     /// A one-line plain-text message, newline-terminated.
     public static func text(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> Response {
-        Response(
-            status: status,
-            headers: [("Content-Type", "text/plain; charset=utf-8")] + headers,
-            body: Array((message + "\n").utf8))
+        var body = Array(message.utf8)
+        body.append(UInt8(ascii: "\n"))
+        return Response(status: status, headers: headers.isEmpty ? plainText : plainText + headers, body: body)
     }
+
+    /// The headers of a `text` response: one array for all of them, not one made per response.
+    private static let plainText: [(name: String, value: String)] = [("Content-Type", "text/plain; charset=utf-8")]
 
     /// A fault on our side: the client learns only that, the log line gets the detail.
     public static func internalError(_ error: any Error) -> Response {
@@ -86,7 +88,9 @@ public struct Response: Sendable, Equatable {
 public protocol RequestHandler: Sendable {
     /// Decides the request's route once (recorded in `head.route`) and the lane it is answered
     /// in; nil: on the responder thread that read it. Called on a responder thread for every
-    /// request, so it decides from the head alone, without I/O.
+    /// request, so it decides from the head alone, without I/O but for the sender key of a
+    /// request that would wait in a lane (one indexed read the handler then does not repeat:
+    /// see `SenderOnly`).
     func route(_ head: inout Request) -> RequestLane?
 
     func handle(_ request: Request) -> Response

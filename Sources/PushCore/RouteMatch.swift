@@ -14,6 +14,11 @@ public struct RouteMatch: Sendable, Equatable {
     public let pathRefusal: String?
     /// The lane the request waits in, as the route chose it from the head; nil: none.
     public var lane: RequestLane?
+    /// The sender check of a send-side route that makes it from the head, before choosing a
+    /// lane (pnm2's sends: a caller without send rights must not take an upstream lane's
+    /// slot), so that the handler reads it instead of asking the key store again; nil when
+    /// the route made none (the handler checks).
+    public var sender: Result<Sender, SenderRefusal>?
 
     public init(
         index: Int?, endpoint: String, parameters: RouteParameters = RouteParameters(), pathRefusal: String? = nil

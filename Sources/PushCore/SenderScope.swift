@@ -11,11 +11,12 @@ public enum SenderDialect: String, Sendable, CaseIterable, Comparable {
 
 /// What one sender key may do: push to which apps, through which dialects, and whether it
 /// opens the operator pages. A key made without `--app` (every key made before scopes
-/// existed) reaches every app, one without `--dialect` every dialect.
+/// existed) reaches every app, one without `--dialect` every dialect; a key made with
+/// `--operator` alone reaches none (`operatorOnly`): it reads the pages and sends nothing.
 public struct SenderScope: Sendable, Equatable {
-    /// nil: every app, also the ones registered later.
+    /// nil: every app, also the ones registered later; empty: none.
     public var apps: Set<AppID>?
-    /// nil: every dialect.
+    /// nil: every dialect; empty: none.
     public var dialects: Set<SenderDialect>?
     /// May read `/metrics` and `/status`.
     public var isOperator: Bool
@@ -29,6 +30,16 @@ public struct SenderScope: Sendable, Equatable {
     /// Every app and dialect, no operator pages: the keys made before scopes, and a loopback
     /// caller while no key exists.
     public static let unrestricted = SenderScope()
+
+    /// `keys add NAME --operator` alone: the operator pages and nothing else. Every dialect
+    /// refuses it, and it verifies no Beams token.
+    public static let operatorOnly = SenderScope(apps: [], dialects: [], isOperator: true)
+
+    /// False for a key that may push nowhere (an operator key made without `--app` or
+    /// `--dialect`): `keys list` says it only reads.
+    public var sends: Bool {
+        apps?.isEmpty != true && dialects?.isEmpty != true
+    }
 
     public func allows(_ app: AppID) -> Bool {
         apps?.contains(app) ?? true

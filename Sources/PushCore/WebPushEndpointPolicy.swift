@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Which push services pushgate will POST to. A subscription's endpoint is a URL its
 /// registrant chose, so without a list anyone could make pushgate send requests to any host,
 /// the operator's own network included. An origin is allowed when the list names it exactly
@@ -76,7 +70,9 @@ public struct WebPushEndpointPolicy: Sendable, Equatable {
         guard entries.contains(where: { $0.matches(endpoint) }) else {
             return "push endpoint \(endpoint.origin) is not a push service this server sends to"
         }
-        if let address = IPAddress(endpoint.host), address.isSpecialPurpose, !isListed(address) {
+        if let address = IPAddress(endpoint.host), address.isSpecialPurpose,
+            !isListed(address, port: endpoint.port ?? 443)
+        {
             return "push endpoint \(endpoint.origin) is a private or local address"
         }
         return nil
@@ -90,16 +86,24 @@ public struct WebPushEndpointPolicy: Sendable, Equatable {
         return refusal(of: endpoint)
     }
 
-    /// May pushgate connect to `address`, which an endpoint's host resolved to? A listed name
-    /// must not lead into the operator's own network (its DNS can point anywhere): a private or
-    /// local address is allowed only when the list names that address itself.
-    public func allowsAddress(_ address: String) -> Bool {
-        guard let parsed = IPAddress(address) else { return false }
-        return !parsed.isSpecialPurpose || isListed(parsed)
+    /// Nil when pushgate may connect to `address` on `port`, which an endpoint's host resolved
+    /// to; otherwise the special-purpose range that keeps it out. A listed name must not lead
+    /// into the operator's own network (its DNS can point anywhere): an address in a special
+    /// range is allowed only when the list names that address itself, with that port (an entry
+    /// is scheme, host and port: `https://127.0.0.1:8443` opens 127.0.0.1 port 8443 and no other).
+    public func refusedRange(of address: IPAddress, port: Int) -> SpecialPurposeRange? {
+        guard let range = address.specialPurposeRange, !isListed(address, port: port) else { return nil }
+        return range
     }
 
-    private func isListed(_ address: IPAddress) -> Bool {
-        entries.contains { !$0.isWildcard && IPAddress($0.host) == address }
+    /// The same for an address in text; one that is no address is refused.
+    public func allowsAddress(_ address: String, port: Int) -> Bool {
+        guard let parsed = IPAddress(address) else { return false }
+        return refusedRange(of: parsed, port: port) == nil
+    }
+
+    private func isListed(_ address: IPAddress, port: Int) -> Bool {
+        entries.contains { !$0.isWildcard && ($0.port ?? 443) == port && IPAddress($0.host) == address }
     }
 }
 
@@ -110,64 +114,5 @@ extension WebPushEndpointPolicy.Entry {
             return endpoint.host.hasSuffix("." + host) && IPAddress(endpoint.host) == nil
         }
         return endpoint.host == host
-    }
-}
-
-/// An IPv4 or IPv6 address in numeric form, and whether it is outside the public internet.
-struct IPAddress: Equatable {
-    /// 4 or 16 bytes.
-    let bytes: [UInt8]
-
-    init?(_ text: String) {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: &v4) { Array($0) }
-            return
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            return
-        }
-        return nil
-    }
-
-    private init(v4 bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// Loopback, private (RFC 1918, unique-local), link-local, shared (CGNAT), unspecified,
-    /// documentation, benchmarking, multicast and reserved ranges; IPv4 inside IPv6 (mapped,
-    /// NAT64) is judged by its IPv4 address.
-    var isSpecialPurpose: Bool {
-        if bytes.count == 4 { return Self.isSpecialIPv4(bytes) }
-        let prefix96 = Array(bytes[0..<12])
-        if prefix96 == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] || prefix96 == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] {
-            return Self.isSpecialIPv4(Array(bytes[12..<16]))
-        }
-        if bytes.allSatisfy({ $0 == 0 }) { return true }  // ::
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }  // ::1
-        if bytes[0] & 0xFE == 0xFC { return true }  // fc00::/7
-        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return true }  // fe80::/10
-        if bytes[0] == 0xFF { return true }  // multicast
-        if bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8 { return true }  // 2001:db8::/32
-        return false
-    }
-
-    private static func isSpecialIPv4(_ b: [UInt8]) -> Bool {
-        switch (b[0], b[1]) {
-        case (0, _), (10, _), (127, _): return true
-        case (100, 64...127): return true
-        case (169, 254): return true
-        case (172, 16...31): return true
-        case (192, 168): return true
-        case (198, 18...19): return true
-        case (224...255, _): return true
-        default: break
-        }
-        if b[0] == 192 && b[1] == 0 && (b[2] == 0 || b[2] == 2) { return true }
-        if b[0] == 198 && b[1] == 51 && b[2] == 100 { return true }
-        if b[0] == 203 && b[1] == 0 && b[2] == 113 { return true }
-        return false
     }
 }

@@ -8,7 +8,7 @@ public struct WebPushSubscription: Hashable, Sendable {
     public let auth: [UInt8]
 
     public init?(endpoint: WebPushEndpoint, p256dh: [UInt8], auth: [UInt8]) {
-        guard p256dh.count == 65, p256dh.first == 0x04, auth.count == 16 else { return nil }
+        guard p256dh.count == 65, p256dh.first == 0x04, auth.count == Self.authLength else { return nil }
         self.endpoint = endpoint
         self.p256dh = p256dh
         self.auth = auth
@@ -52,6 +52,9 @@ public struct WebPushSubscription: Hashable, Sendable {
         let endpointJSON = String(decoding: JSONValue.string(endpoint.url).encoded(), as: UTF8.self)
         return #"{"endpoint":\#(endpointJSON),"keys":{"p256dh":"\#(Base64.encodeURLSafe(p256dh))","auth":"\#(Base64.encodeURLSafe(auth))"}}"#
     }
+
+    /// The length of `auth` (RFC 8291, section 3.2).
+    public static let authLength = 16
 
     /// An endpoint of at most 1,024 characters and the keys fit in this with room to spare.
     static let maximumJSONLength = 2048

@@ -5,7 +5,8 @@ import XCTest
 
 final class CGIRequestMappingTests: XCTestCase {
     private func map(_ params: [String: String], body: [UInt8] = []) -> Request {
-        CGIRequestMapping.request(params: params, body: body, fallbackID: "t0-1")
+        CGIRequestMapping.request(
+            params: CGIParams(pairs: params.map { ($0.key, $0.value) }), body: body, fallbackID: "t0-1")
     }
 
     func testSplitsRequestURIAtTheFirstQuestionMarkAndKeepsItRaw() {
@@ -95,12 +96,29 @@ final class CGIRequestMappingTests: XCTestCase {
     }
 
     func testRepeatedHeaderParamsAreJoined() {
-        let params = CGIParams.dictionary(from: [
+        let params = CGIParams(pairs: [
             ("HTTP_ACCEPT", "a"), ("HTTP_ACCEPT", "b"), ("HTTP_COOKIE", "x=1"), ("HTTP_COOKIE", "y=2"),
             ("REQUEST_URI", "/first"), ("REQUEST_URI", "/second"),
         ])
-        XCTAssertEqual(params["HTTP_ACCEPT"], "a, b")
-        XCTAssertEqual(params["HTTP_COOKIE"], "x=1; y=2")
-        XCTAssertEqual(params["REQUEST_URI"], "/first")
+        XCTAssertEqual(params.headers["accept"], "a, b")
+        XCTAssertEqual(params.headers["cookie"], "x=1; y=2")
+        XCTAssertEqual(params.requestURI, "/first")
+    }
+
+    /// Only the variables a request is made of are kept; a name that merely starts like one
+    /// (or is `HTTP_` alone) is not taken for it.
+    func testOtherVariablesAreSkipped() {
+        let params = CGIParams(pairs: [
+            ("SERVER_SOFTWARE", "nginx"), ("REQUEST_URI_X", "/no"), ("REQUEST_UR", "/no"), ("HTTP_", "x"),
+            ("REMOTE_ADDR", "192.0.2.1"), ("NOEQUALS", ""),
+        ])
+        var expected = CGIParams()
+        expected.remoteAddress = "192.0.2.1"
+        XCTAssertEqual(params, expected)
+    }
+
+    func testHeaderNamesAreLowercasedWithHyphens() {
+        let params = CGIParams(pairs: [("HTTP_X_PUSHGATE_KEY", "k"), ("HTTP_ACCEPT_ENCODING_9", "v")])
+        XCTAssertEqual(params.headers, ["x-pushgate-key": "k", "accept-encoding-9": "v"])
     }
 }

@@ -198,57 +198,77 @@ final class BeamsClientIntegrationTests: XCTestCase {
 
     // MARK: PUT /v1/clients/:id/token
 
+    static let fcmToken = "eT3xQ9rTSd6:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+    static let otherFCMToken = "fQ8yR0sUTe7:APA91bHvo5NyQ6fhpLNxu3LaGCbGVI-2SZry"
+
+    /// An Android client (the old SDK refreshed its token so).
+    func registerFCM(_ token: String = BeamsClientIntegrationTests.fcmToken) throws -> String {
+        try register(token, key: Self.fcmKey, type: "fcm")
+    }
+
     func testARefreshedTokenReplacesTheOldOne() throws {
-        let id = try register()
+        let id = try registerFCM()
         let response = try send(
-            "PUT", "/client_api/v1/clients/\(id)/token", #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#)
+            "PUT", "/client_api/v1/clients/\(id)/token", #"{"platform_type": "fcm", "token": "\#(Self.otherFCMToken)"}"#)
         XCTAssertEqual(response.status, 200, response.text)
         let body = try json(response)
         XCTAssertEqual(body["id"] as? String, id)
-        XCTAssertEqual(body["platform_type"] as? String, "apns")
-        XCTAssertEqual(body["token"] as? String, Self.otherAPNsToken)
+        XCTAssertEqual(body["platform_type"] as? String, "fcm")
+        XCTAssertEqual(body["token"] as? String, Self.otherFCMToken)
         // Replaced, not duplicated: the old device row went with its last owner.
         let devices = try pushgate.storedDevices()
-        XCTAssertEqual(devices.map { $0["token"] as? String }, [Self.otherAPNsToken], "\(devices)")
-        XCTAssertEqual(try clients()[id]?.token, Self.otherAPNsToken)
+        XCTAssertEqual(devices.map { $0["token"] as? String }, [Self.otherFCMToken], "\(devices)")
+        XCTAssertEqual(try clients()[id]?.token, Self.otherFCMToken)
     }
 
     func testARefreshedTokenThatAnotherClientHoldsSharesItsDevice() throws {
-        let first = try register(Self.apnsToken)
-        let second = try register(Self.otherAPNsToken)
+        let first = try registerFCM(Self.fcmToken)
+        let second = try registerFCM(Self.otherFCMToken)
         let moved = try send(
-            "PUT", "/client_api/v1/clients/\(second)/token", #"{"platform_type": "apns", "token": "\#(Self.apnsToken)"}"#)
+            "PUT", "/client_api/v1/clients/\(second)/token", #"{"platform_type": "gcm", "token": "\#(Self.fcmToken)"}"#)
         XCTAssertEqual(moved.status, 200, moved.text)
         let devices = try pushgate.storedDevices()
         XCTAssertEqual(devices.count, 1, "\(devices)")
         XCTAssertEqual((devices.first?["owners"] as? [[String: Any]])?.count, 2, "\(devices)")
         let stored = try clients()
-        XCTAssertEqual(stored[first]?.token, Self.apnsToken)
-        XCTAssertEqual(stored[second]?.token, Self.apnsToken)
+        XCTAssertEqual(stored[first]?.token, Self.fcmToken)
+        XCTAssertEqual(stored[second]?.token, Self.fcmToken)
+    }
+
+    /// An APNs client's token does not move (the old iOS SDK never refreshed it so): its id
+    /// is also the device API's, which gives it to whoever registers the token again.
+    func testAnAPNsClientsTokenDoesNotMove() throws {
+        let id = try register()
+        try assertBeamsError(
+            try send(
+                "PUT", "/client_api/v1/clients/\(id)/token", #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#),
+            400, "Bad request", contains: "Only an FCM or GCM client's token is replaced")
+        XCTAssertEqual(try clients()[id]?.token, Self.apnsToken)
+        XCTAssertEqual(try pushgate.storedDevices().count, 1)
     }
 
     func testBadTokenUpdatesAreRefusedAndChangeNothing() throws {
-        let id = try register()
+        let id = try registerFCM()
         let path = "/client_api/v1/clients/\(id)/token"
         try assertBeamsError(
             try send("PUT", "/client_api/v1/clients/0c7a4b1e-0000-4000-8000-000000000000/token",
-                #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#),
+                #"{"platform_type": "fcm", "token": "\#(Self.otherFCMToken)"}"#),
             404, "Not found", contains: "Client not found")
         try assertBeamsError(
             try send("PUT", "/client_api/v1/clients/not%20an%20id/token",
-                #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#),
+                #"{"platform_type": "fcm", "token": "\#(Self.otherFCMToken)"}"#),
             404, "Not found")
-        try assertBeamsError(try send("PUT", path, #"{"platform_type": "apns"}"#), 400, "Bad request", contains: "token is required")
-        try assertBeamsError(try send("PUT", path, #"{"token": "\#(Self.otherAPNsToken)"}"#), 400, "Bad request", contains: "platform_type is required")
-        try assertBeamsError(try send("PUT", path, #"{"platform_type": "fcm", "token": "APA91bxyz"}"#), 400, "Bad request", contains: "does not match")
-        try assertBeamsError(try send("PUT", path, #"{"platform_type": "apns", "token": "zz"}"#), 400, "Bad request", contains: "hex")
-        try assertBeamsError(try send("PUT", path, #"{"platform_type": "apns", "token": ["a"]}"#), 400, "Bad request", contains: "must be a string")
+        try assertBeamsError(try send("PUT", path, #"{"platform_type": "fcm"}"#), 400, "Bad request", contains: "token is required")
+        try assertBeamsError(try send("PUT", path, #"{"token": "\#(Self.otherFCMToken)"}"#), 400, "Bad request", contains: "platform_type is required")
+        try assertBeamsError(try send("PUT", path, #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#), 400, "Bad request", contains: "does not match")
+        try assertBeamsError(try send("PUT", path, #"{"platform_type": "fcm", "token": "has space"}"#), 400, "Bad request", contains: "FCM registration token")
+        try assertBeamsError(try send("PUT", path, #"{"platform_type": "fcm", "token": ["a"]}"#), 400, "Bad request", contains: "must be a string")
         try assertBeamsError(try send("PUT", path, "{nope"), 400, "Bad request")
         try assertBeamsError(try send("PUT", path, "{}", contentType: "text/plain"), 400, "Invalid content type")
-        let wrongMethod = try send("POST", path, #"{"platform_type": "apns", "token": "\#(Self.otherAPNsToken)"}"#)
+        let wrongMethod = try send("POST", path, #"{"platform_type": "fcm", "token": "\#(Self.otherFCMToken)"}"#)
         try assertBeamsError(wrongMethod, 405, "Method not allowed")
         XCTAssertEqual(wrongMethod.header("Allow"), "PUT")
-        XCTAssertEqual(try clients()[id]?.token, Self.apnsToken)
+        XCTAssertEqual(try clients()[id]?.token, Self.fcmToken)
         XCTAssertEqual(try pushgate.storedDevices().count, 1)
     }
 

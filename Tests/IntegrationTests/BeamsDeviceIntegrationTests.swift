@@ -278,7 +278,7 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
             try call(
                 "POST", "\(Self.device)/devices/web",
                 #"{"token":"\#(Self.webToken(endpoint: "https://fcm.googleapis.com/fcm/send/x"))"}"#),
-            400, "Bad request", contains: "push service is refused")
+            400, "Bad request", contains: "is not a push service this server sends to")
         try assertBeamsError(
             try call("POST", "\(Self.device)/devices/web", #"{"token":"eyJmb28iOiJiYXIifQ=="}"#), 400, "Bad request",
             contains: "PushSubscription")
@@ -316,23 +316,9 @@ final class BeamsDeviceIntegrationTests: BeamsTestCase {
 
     // MARK: Users
 
-    /// A Beams token as the server SDKs make it (HS256 over the key as UTF-8), signed by the
-    /// openssl command rather than by pushgate's own code.
+    /// A Beams token as the server SDKs make it (see `BeamsTokenSigner`).
     func beamsToken(_ claims: [String: Any], key: String) throws -> String {
-        func base64URL(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
-        let header = base64URL(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-        let payload = base64URL(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
-        let input = "\(header).\(payload)"
-        let signed = try PushgateInstance.Output.of(
-            "/bin/sh", ["-c", #"openssl dgst -sha256 -hmac "$1" -binary | openssl base64 -A"#, "sh", key],
-            environment: ProcessInfo.processInfo.environment, stdin: input)
-        XCTAssertEqual(signed.status, 0, signed.stderr)
-        let signature = try XCTUnwrap(
-            Data(base64Encoded: signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        return "\(input).\(base64URL(signature))"
+        try BeamsTokenSigner.token(claims, key: key)
     }
 
     func testUsersThroughTheServerSDKsAndTheirTokens() throws {

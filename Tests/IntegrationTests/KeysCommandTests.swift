@@ -44,13 +44,25 @@ final class KeysCommandTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertTrue(scoped.stderr.contains("no app com.example.a is registered"), scoped.stderr)
         XCTAssertEqual(try pushgate.cli(["keys", "add", "prometheus", "--operator"]).status, 0)
         XCTAssertEqual(try pushgate.cli(["keys", "add", "legacy"]).status, 0)
+        XCTAssertEqual(try pushgate.cli(["keys", "add", "ops-pbx", "--operator", "--dialect", "pnm2"]).status, 0)
 
         let list = try pushgate.cli(["keys", "list"]).stdout
         let lines = Dictionary(
             uniqueKeysWithValues: list.split(separator: "\n").map { (String($0.prefix { $0 != "\t" }), String($0)) })
-        XCTAssertTrue(lines["tenant-a"]?.hasSuffix("apps com.example.a,com.example.b; dialects bridge,pnm2\tverifies Beams tokens") ?? false, list)
-        XCTAssertTrue(lines["prometheus"]?.hasSuffix("every app; every dialect; operator\tverifies Beams tokens") ?? false, list)
-        XCTAssertTrue(lines["legacy"]?.hasSuffix("every app; every dialect\tverifies Beams tokens") ?? false, list)
+        XCTAssertTrue(
+            lines["tenant-a"]?.hasSuffix(
+                "\tsends: apps com.example.a,com.example.b; dialects bridge,pnm2\tverifies no Beams tokens (beams is not in its scope)")
+                ?? false, list)
+        // --operator alone: the pages, nothing sent, no Beams token signed.
+        XCTAssertTrue(
+            lines["prometheus"]?.hasSuffix(
+                "\tsends nothing; reads /metrics and /status\tverifies no Beams tokens (beams is not in its scope)") ?? false,
+            list)
+        XCTAssertTrue(
+            lines["ops-pbx"]?.hasSuffix("\tsends: every app; dialects pnm2; reads /metrics and /status\tverifies no Beams tokens (beams is not in its scope)") ?? false, list)
+        XCTAssertTrue(lines["legacy"]?.hasSuffix("\tsends: every app; every dialect\tverifies Beams tokens") ?? false, list)
+        XCTAssertTrue(
+            try pushgate.cli(["keys", "add", "scrape", "--operator"]).stderr.contains("(sends nothing; reads /metrics and /status)"))
 
         for bad in [["--app", "bad app!"], ["--dialect", "acrobits"], ["--dialect", ""]] {
             let refused = try pushgate.cli(["keys", "add", "refused"] + bad)

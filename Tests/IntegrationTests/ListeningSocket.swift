@@ -4,7 +4,7 @@ import Glibc
 #endif
 import PushTesting
 
-/// A loopback port something else already listens on.
+/// A loopback port something else already listens on (and that notices a connection to it).
 final class ListeningSocket {
     let port: Int
     private let fd: Int32
@@ -28,6 +28,14 @@ final class ListeningSocket {
         }
         self.fd = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether a connection waits to be accepted: the kernel completes a client's TCP handshake
+    /// into the backlog without `accept`, so after a client is done, this says whether it ever
+    /// connected (no waiting, no timing: poll with a zero timeout).
+    var hasPendingConnection: Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
     }
 
     deinit { close(fd) }

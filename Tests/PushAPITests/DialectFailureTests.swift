@@ -112,7 +112,7 @@ final class DialectFailureTests: XCTestCase {
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
             senders: senders)
         assertUnavailable(
             pnm2.handle(post("/pnm2/send", "{}")),
@@ -139,7 +139,7 @@ final class DialectFailureTests: XCTestCase {
         let pnm2 = SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
             senders: senders)
         // A wrong method is told whoever asks, without asking the (unreachable) key store.
         XCTAssertEqual(pnm2.handle(Request(method: "GET", path: "/pnm2/send")).status, 400)
@@ -149,7 +149,7 @@ final class DialectFailureTests: XCTestCase {
     }
 
     func testTheTokenReporterAnswersAStoreThatIsAwayIn503Text() {
-        let reporter = TokenReporter(apps: InMemoryTokenStore(), accounts: AwayStore())
+        let reporter = TokenReporter(apps: InMemoryTokenStore(), accounts: AwayStore(), subscriptions: .forDialectTests)
         assertUnavailable(
             reporter.handle(Request(method: "GET", target: "/token/?selector=ABC0000000000000:1")),
             body: "the database is unavailable, try again later\n")

@@ -28,6 +28,8 @@ final class MatrixGatewayTests: XCTestCase {
     let store = InMemoryTokenStore()
     let upstream = Upstream()
     let answers = MatrixAnswerLog()
+    /// The one key the test's point check takes as on the curve.
+    static let p256dh = [UInt8(4)] + [UInt8](repeating: 7, count: 64)
     let apnsKey = DeviceToken.fromHex(String(repeating: "ab", count: 32))!.base64
 
     override func setUpWithError() throws {
@@ -44,6 +46,8 @@ final class MatrixGatewayTests: XCTestCase {
     private func notify(_ devices: String, from address: String = "127.0.0.1") -> Response {
         let gateway = MatrixGateway(
             apps: store, directory: NoStoredDevices(), deliverer: upstream,
+            webPushSubscriptions: WebPushSubscriptionCheck(
+                endpoints: .publicPushServices, isP256Point: { $0 == MatrixGatewayTests.p256dh }),
             homeservers: try! MatrixHomeservers(listing: "127.0.0.1,10.0.0.0/8"), answers: answers)
         let body = #"{"notification": {"event_id": "$e", "room_id": "!r:x", "type": "m.room.message", "devices": [\#(devices)]}}"#
         let request = Request(
@@ -74,6 +78,13 @@ final class MatrixGatewayTests: XCTestCase {
         let response = notify(
             #"{"app_id": "im.example.web", "pushkey": "\#(p256dh)", "data": {"endpoint": "https://push.elsewhere.example/s/1", "auth": "\#(auth)"}}"#)
         XCTAssertEqual(String(decoding: response.body, as: UTF8.self), #"{"rejected":[]}"#)
+        XCTAssertTrue(upstream.sent.isEmpty)
+
+        // On a listed push service, a key off the curve can never work: rejected.
+        let offCurve = Base64.encodeURLSafe([4] + [UInt8](repeating: 8, count: 64))
+        let rejected = notify(
+            #"{"app_id": "im.example.web", "pushkey": "\#(offCurve)", "data": {"endpoint": "https://fcm.googleapis.com/fcm/send/x", "auth": "\#(auth)"}}"#)
+        XCTAssertEqual(String(decoding: rejected.body, as: UTF8.self), #"{"rejected":["\#(offCurve)"]}"#)
         XCTAssertTrue(upstream.sent.isEmpty)
     }
 

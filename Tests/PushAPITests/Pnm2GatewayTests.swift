@@ -60,7 +60,7 @@ final class Pnm2GatewayTests: XCTestCase {
         let clock = clock
         return SenderOnly(
             Pnm2Gateway(
-                apps: store, directory: directory, deliverer: deliverer,
+                apps: store, directory: directory, deliverer: deliverer, subscriptions: .forDialectTests,
                 pause: { seconds, _, then in
                     pauses.seconds.append(seconds)
                     then()

@@ -14,7 +14,7 @@ final class Pnm2LaneTests: XCTestCase {
         SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
-                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), pause: { _, _, then in then() }),
+                deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
     }
 
@@ -32,14 +32,45 @@ final class Pnm2LaneTests: XCTestCase {
     }
 
     func testOnlyPostsToTheThreeAddressesWaitInTheUpstreamLane() {
+        keys.valid = ["terces": "pbx"]
+        let key = ["authorization": "Bearer secret"]
         for path in ["/pnm2/send", "/pnm2/multisend", "/pnm2", "/pnm2/send/"] {
-            XCTAssertEqual(lane(request("POST", path)), .upstream, path)
+            XCTAssertEqual(lane(request("POST", path, headers: key)), .upstream, path)
         }
+        XCTAssertNil(lane(request("GET", "/pnm2/send", headers: key)))
         XCTAssertNil(lane(request("GET", "/pnm2/send")))
         XCTAssertNil(lane(request("OPTIONS", "/pnm2/multisend")))
         XCTAssertNil(lane(request("POST", "/pnm2/other")))
         XCTAssertNil(lane(request("GET", "/healthz")))
         XCTAssertNil(lane(request("POST", "/elsewhere")))
+    }
+
+    /// The key is checked from the head: a POST without send rights never waits in the lane,
+    /// and the check travels on the match, so that the handler does not ask the store again.
+    func testOnlyASenderWithSendRightsWaitsInTheLaneAndTheCheckTravels() throws {
+        keys.valid = ["terces": "pbx"]
+        var keyed = request("POST", "/pnm2/send", headers: ["authorization": "Bearer secret"])
+        XCTAssertEqual(router.route(&keyed), .upstream)
+        XCTAssertEqual(try keyed.route?.sender?.get().name, "pbx")
+        XCTAssertEqual(keys.reads, 1, "a keyed send reads its key once")
+        for headers in [[:], ["authorization": "Bearer made-up"]] {
+            var head = request("POST", "/pnm2/send", headers: headers)
+            XCTAssertNil(router.route(&head), "\(headers)")
+            guard case .failure(.unauthorized)? = head.route?.sender else {
+                return XCTFail("\(headers): \(String(describing: head.route?.sender))")
+            }
+            XCTAssertEqual(router.handle(head).status, 401)
+        }
+        try keys.addSenderKey(name: "prometheus", digest: "spo", scope: .operatorOnly)
+        var scrape = request("POST", "/pnm2/send", headers: ["authorization": "Bearer ops"])
+        XCTAssertNil(router.route(&scrape))
+        XCTAssertEqual(router.handle(scrape).status, 403)
+
+        // Once checked, the handler reads the match: the key store is not asked again.
+        let before = keys.reads
+        let answered = router.handle(keyed)
+        XCTAssertNotEqual(answered.status, 401, String(decoding: answered.body, as: UTF8.self))
+        XCTAssertEqual(keys.reads, before, "the handler took the sender from the match")
     }
 
     func testTheBusyAnswerIsTheDocumentsServiceErrorShape() {

@@ -27,7 +27,7 @@ final class TokenReporterTests: XCTestCase {
 
     override func setUp() {
         store = InMemoryTokenStore()
-        reporter = TokenReporter(apps: store, accounts: store)
+        reporter = TokenReporter(apps: store, accounts: store, subscriptions: .forDialectTests)
     }
 
     private func owners() throws -> [String: (app: String, token: DeviceToken, username: String?)] {

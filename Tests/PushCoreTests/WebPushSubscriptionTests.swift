@@ -63,22 +63,22 @@ final class WebPushSubscriptionTests: XCTestCase {
         XCTAssertNotNil(policy.refusal(of: "https://fcm.googleapis.com:8443/x"), "another port is another origin")
         XCTAssertNotNil(policy.refusal(of: "https://evil.example/x"))
         XCTAssertNotNil(policy.refusal(of: "http://fcm.googleapis.com/x"))
-        XCTAssertTrue(policy.allowsAddress("142.250.1.1"))
-        XCTAssertTrue(policy.allowsAddress("2a00:1450::1"))
+        XCTAssertTrue(policy.allowsAddress("142.250.1.1", port: 443))
+        XCTAssertTrue(policy.allowsAddress("2a00:1450::1", port: 443))
         for address in ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
             "::1", "fe80::1", "fd00::1", "::ffff:10.0.0.1", "::"]
         {
-            XCTAssertFalse(policy.allowsAddress(address), address)
+            XCTAssertFalse(policy.allowsAddress(address, port: 443), address)
         }
 
         let local = try WebPushEndpointPolicy(listing: " https://127.0.0.1:9443 , https://*.push.test/ ")
         XCTAssertNil(local.refusal(of: "https://127.0.0.1:9443/sub/1"))
         XCTAssertNil(local.refusal(of: "https://a.push.test/sub/1"))
-        XCTAssertTrue(local.allowsAddress("127.0.0.1"))
-        XCTAssertFalse(local.allowsAddress("127.0.0.2"))
-        XCTAssertFalse(local.allowsAddress("10.0.0.1"), "a wildcard does not open private ranges")
+        XCTAssertTrue(local.allowsAddress("127.0.0.1", port: 9443))
+        XCTAssertFalse(local.allowsAddress("127.0.0.2", port: 9443))
+        XCTAssertFalse(local.allowsAddress("10.0.0.1", port: 443), "a wildcard does not open private ranges")
         let named = try WebPushEndpointPolicy(listing: "https://localhost:9443")
-        XCTAssertFalse(named.allowsAddress("127.0.0.1"), "a name is not its address")
+        XCTAssertFalse(named.allowsAddress("127.0.0.1", port: 9443), "a name is not its address")
         XCTAssertEqual(local.listing, "https://127.0.0.1:9443,https://*.push.test")
 
         for listing in ["", "http://a.example", "https://a.example/path", "https://*.10.0.0.1", "a.example"] {

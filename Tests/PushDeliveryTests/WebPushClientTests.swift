@@ -123,11 +123,13 @@ final class WebPushClientTests: XCTestCase {
         transport.preload("push.test", status: 201)
         _ = try send(push())
         let check = try XCTUnwrap(transport.requests.first?.addressCheck)
-        XCTAssertNil(check.refusal("93.184.216.34"))
-        for address in ["10.1.2.3", "127.0.0.1", "169.254.169.254", "192.168.0.1", "::1", "fd00::1", "not an address"] {
-            let refusal = try XCTUnwrap(check.refusal(address), address)
-            XCTAssertTrue(refusal.contains("https://push.test reached \(address)"), refusal)
+        XCTAssertNil(check.refusal("93.184.216.34", 443))
+        for address in ["10.1.2.3", "127.0.0.1", "169.254.169.254", "192.168.0.1", "::1", "fd00::1", "64:ff9b:1::1"] {
+            let refusal = try XCTUnwrap(check.refusal(address, 443), address)
+            XCTAssertTrue(refusal.contains("https://push.test resolved to \(address) port 443, in "), refusal)
+            XCTAssertTrue(refusal.hasSuffix("(not connected, not sent)"), refusal)
         }
+        XCTAssertNotNil(check.refusal("not an address", 443))
     }
 
     func testAnswers() throws {

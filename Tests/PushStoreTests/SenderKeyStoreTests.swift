@@ -56,6 +56,12 @@ final class SenderKeyStoreTests: StoreTestCase {
         XCTAssertTrue(try store.revokeSenderKey(name: "prometheus"))
         XCTAssertFalse(try store.hasValidOperatorKeys(), "a revoked operator key no longer guards the pages")
         XCTAssertNil(try store.validSenderKey(digest: "d3"))
+
+        // `keys add --operator` alone: empty lists, which read back empty (none), not as
+        // absent (every app and dialect).
+        try store.addSenderKey(name: "scrape", digest: "d4", scope: .operatorOnly)
+        XCTAssertEqual(try store.validSenderKey(digest: "d4")?.scope, .operatorOnly)
+        XCTAssertEqual(try store.validSenderKey(digest: "d4")?.scope.sends, false)
     }
 }
 

@@ -14,7 +14,8 @@ struct KeysCommand: ParsableCommand {
             With none, only callers on this machine (loopback) may send. \
             A key made with --app pushes only to those apps, with --dialect only through \
             those dialects; --operator lets it read /metrics and /status, which then need \
-            an operator key from every caller, loopback included.
+            an operator key from every caller, loopback included. A key made with --operator \
+            alone sends nothing; with --app or --dialect too, it does both.
             """,
         subcommands: [Add.self, List.self, Revoke.self])
 
@@ -31,7 +32,9 @@ struct KeysCommand: ParsableCommand {
             name: .customLong("dialect"),
             help: "A dialect the key may send through (pnm2, cospace, beams, bridge); repeat for more. Without it, every dialect.")
         var dialects: [String] = []
-        @Flag(name: .customLong("operator"), help: "The key may read /metrics and /status.")
+        @Flag(
+            name: .customLong("operator"),
+            help: "The key may read /metrics and /status. Alone, it sends nothing; with --app or --dialect, it sends as they say.")
         var isOperator = false
 
         func validate() throws {
@@ -42,6 +45,9 @@ struct KeysCommand: ParsableCommand {
         }
 
         func scope() throws -> SenderScope {
+            // Without a word about sending, an operator key is for the pages only: the empty
+            // scope, not the every-app-and-dialect one of a key made without options.
+            if isOperator && apps.isEmpty && dialects.isEmpty { return .operatorOnly }
             var scope = SenderScope(isOperator: isOperator)
             if !apps.isEmpty {
                 scope.apps = Set(
@@ -98,8 +104,8 @@ struct KeysCommand: ParsableCommand {
             for key in keys {
                 let created = KeysCommand.timestamp(key.createdAt)
                 let state = key.revokedAt.map { "revoked \(KeysCommand.timestamp($0))" } ?? "valid"
-                let beams = key.verifiesBeamsTokens ? "verifies Beams tokens" : "digest only: cannot verify Beams tokens"
-                print("\(key.name)\tcreated \(created)\t\(state)\t\(KeysCommand.describe(key.scope))\t\(beams)")
+                print(
+                    "\(key.name)\tcreated \(created)\t\(state)\t\(KeysCommand.describe(key.scope))\t\(KeysCommand.beams(key))")
             }
         }
     }
@@ -126,13 +132,30 @@ struct KeysCommand: ParsableCommand {
             }
     }
 
-    /// The scope as `keys list` shows it: a key without an app scope says so in words, since
-    /// it reaches apps registered later too.
+    /// The scope as `keys list` shows it: whether the key sends, and where (a key without an
+    /// app scope says so in words, since it reaches apps registered later too), and whether it
+    /// reads the operator pages.
     static func describe(_ scope: SenderScope) -> String {
-        let apps = scope.apps.map { "apps \($0.sorted().map(\.rawValue).joined(separator: ","))" } ?? "every app"
-        let dialects =
-            scope.dialects.map { "dialects \($0.sorted().map(\.rawValue).joined(separator: ","))" } ?? "every dialect"
-        return [apps, dialects, scope.isOperator ? "operator" : nil].compactMap { $0 }.joined(separator: "; ")
+        var parts: [String] = []
+        if scope.sends {
+            let apps = scope.apps.map { "apps \($0.sorted().map(\.rawValue).joined(separator: ","))" } ?? "every app"
+            let dialects =
+                scope.dialects.map { "dialects \($0.sorted().map(\.rawValue).joined(separator: ","))" }
+                ?? "every dialect"
+            parts.append("sends: \(apps); \(dialects)")
+        } else {
+            parts.append("sends nothing")
+        }
+        if scope.isOperator { parts.append("reads /metrics and /status") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Whether the key can sign Beams user tokens: it must keep its secret (keys made before
+    /// Beams users are digests only) and may send through beams.
+    static func beams(_ key: SenderKey) -> String {
+        guard key.verifiesBeamsTokens else { return "digest only: cannot verify Beams tokens" }
+        guard key.scope.sends, key.scope.allows(.beams) else { return "verifies no Beams tokens (beams is not in its scope)" }
+        return "verifies Beams tokens"
     }
 
     static func timestamp(_ seconds: Int64) -> String {

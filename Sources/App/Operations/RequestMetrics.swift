@@ -30,57 +30,65 @@ struct RequestMetrics: RequestHandler {
     }
 
     func handle(_ request: Request) -> Response {
+        guard let match = request.route else {
+            // Driven without the edge (tests). Copied only here: a request is a dozen references.
+            var routed = request
+            _ = router.route(&routed)
+            return handle(routed)
+        }
         handles.busy.increment()
         defer { handles.busy.decrement() }
         let start = DispatchTime.now().uptimeNanoseconds
-        var request = request
-        if request.route == nil { _ = router.route(&request) }  // driven without the edge (tests)
-        let endpoint = request.route?.endpoint ?? RouteMatch.none.endpoint
+        let endpoint = handles.endpoint(match)
         var response = router.handle(request)
         if let parked = response.parked {
             // Counted when its answer comes: the status, and the time it was out. Under the
             // request's lane, which it is parked on even when a responder thread checked it.
-            let gauge = handles.parked(lane: request.route?.lane?.name)
+            let gauge = handles.parked(lane: match.lane?.name)
             gauge.increment()
-            response.parked = parked.map { [self] answer in
+            response.parked = parked.map { [handles] answer in
                 gauge.decrement()
-                record(endpoint, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+                handles.record(endpoint, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
                 return answer
             }
             return response
         }
-        record(endpoint, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+        handles.record(endpoint, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
         return response
     }
 
     func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
         let response = router.refuse(head, refusal)
-        record(head.route?.endpoint ?? RouteMatch.none.endpoint, response.status, nanoseconds: nil)
+        handles.record(handles.endpoint(head.route ?? .none), response.status, nanoseconds: nil)
         return response
-    }
-
-    private func record(_ endpoint: String, _ status: Int, nanoseconds: UInt64?) {
-        handles.requests(endpoint: endpoint, status: status).increment()
-        if let nanoseconds {
-            handles.duration(endpoint: endpoint).recordNanoseconds(Int64(clamping: nanoseconds))
-        }
     }
 
     /// The metric objects of one router, made on first use. Its own thread uses them for
     /// every request; `refuse` may come from another, hence the (uncontended) lock.
     private final class Handles: @unchecked Sendable {
-        // @unchecked: `counters` and `timers` are only touched under `lock`.
+        // @unchecked: `byEndpoint`, `byRoute`, `parkedByLane` and every `Endpoint`'s counters
+        // are only touched under `lock`.
         let busy: Meter
         private let thread: String
         private let factory: any MetricsFactory
         private let lock = NSLock()
-        private var counters: [EndpointStatus: Counter] = [:]
-        private var timers: [String: CoreMetrics.Timer] = [:]
+        private var byEndpoint: [String: Endpoint] = [:]
+        /// The same objects by route index, the common lookup: an array read, where hashing the
+        /// label cost more than the counting.
+        private var byRoute: [Endpoint?] = []
         private var parkedByLane: [String: Meter] = [:]
 
-        private struct EndpointStatus: Hashable {
-            let endpoint: String
-            let status: Int
+        /// One endpoint's timer and its counters by status (a handful: searched in order).
+        final class Endpoint: @unchecked Sendable {
+            // @unchecked: `counters` is guarded by the `Handles` lock (see above).
+            let label: String
+            let timer: CoreMetrics.Timer
+            var counters: [(status: Int, counter: Counter)] = []
+
+            init(label: String, timer: CoreMetrics.Timer) {
+                self.label = label
+                self.timer = timer
+            }
         }
 
         init(factory: any MetricsFactory, thread: String) {
@@ -103,26 +111,43 @@ struct RequestMetrics: RequestHandler {
             return meter
         }
 
-        func requests(endpoint: String, status: Int) -> Counter {
-            let key = EndpointStatus(endpoint: endpoint, status: status)
+        /// The metrics of `match`'s endpoint label. A refused path's match names the route the
+        /// caller meant but may carry another label, so only a routed match is kept by index.
+        func endpoint(_ match: RouteMatch) -> Endpoint {
             lock.lock()
             defer { lock.unlock() }
-            if let counter = counters[key] { return counter }
-            let counter = Counter(
-                label: "pushgate_requests_total", dimensions: [("endpoint", endpoint), ("status", String(status))],
-                factory: factory)
-            counters[key] = counter
-            return counter
+            let index = match.pathRefusal == nil ? match.index : nil
+            if let index, index < byRoute.count, let known = byRoute[index] { return known }
+            let endpoint = byEndpoint[match.endpoint] ?? makeEndpoint(match.endpoint)
+            if let index {
+                if index >= byRoute.count { byRoute += Array(repeating: nil, count: index + 1 - byRoute.count) }
+                byRoute[index] = endpoint
+            }
+            return endpoint
         }
 
-        func duration(endpoint: String) -> CoreMetrics.Timer {
+        private func makeEndpoint(_ label: String) -> Endpoint {
+            let timer = CoreMetrics.Timer(
+                label: RequestMetrics.durationLabel, dimensions: [("endpoint", label)], factory: factory)
+            let endpoint = Endpoint(label: label, timer: timer)
+            byEndpoint[label] = endpoint
+            return endpoint
+        }
+
+        func record(_ endpoint: Endpoint, _ status: Int, nanoseconds: UInt64?) {
+            counter(endpoint, status).increment()
+            if let nanoseconds { endpoint.timer.recordNanoseconds(Int64(clamping: nanoseconds)) }
+        }
+
+        private func counter(_ endpoint: Endpoint, _ status: Int) -> Counter {
             lock.lock()
             defer { lock.unlock() }
-            if let timer = timers[endpoint] { return timer }
-            let timer = CoreMetrics.Timer(
-                label: RequestMetrics.durationLabel, dimensions: [("endpoint", endpoint)], factory: factory)
-            timers[endpoint] = timer
-            return timer
+            if let known = endpoint.counters.first(where: { $0.status == status }) { return known.counter }
+            let counter = Counter(
+                label: "pushgate_requests_total",
+                dimensions: [("endpoint", endpoint.label), ("status", String(status))], factory: factory)
+            endpoint.counters.append((status, counter))
+            return counter
         }
     }
 }

@@ -20,6 +20,11 @@ struct ServeStartup {
         let upstreams =
             "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
         logger.info("configuration \(file), database \(runtime.databaseDescription), \(upstreams)\(extraCA)")
+        if let warning = IgnoredProxySettings.warning(
+            for: IgnoredProxySettings.set(in: ProcessInfo.processInfo.environment))
+        {
+            logger.warning("\(warning)")
+        }
         for (name, value) in configuration.summary {
             logger.debug("config \(name)=\(value)")
         }

@@ -18,8 +18,9 @@ enum ReportedToken {
             if let decoded, decoded.isPlausible(for: .fcm) { return decoded }
             return rawFCMToken(text)
         case .web:
-            // A browser softphone reports the base64 of its push subscription's JSON.
-            return WebPushSubscription.fromBeamsToken(text)?.token
+            // A browser's subscription is the Token Reporter's to read and check
+            // (WebPushSubscriptionCheck): its endpoint and keys decide, not its spelling.
+            return nil
         case nil:
             // Not registered yet: the same, except that other base64 is kept as its bytes, as
             // an APNs token's are.
@@ -33,7 +34,8 @@ enum ReportedToken {
         switch platform {
         case .apns: return "is not a base64-encoded APNs device token (32 bytes or more)"
         case .fcm: return "is not an FCM registration token (as issued, or base64-encoded)"
-        case .web: return "is not a base64-encoded Web Push subscription"
+        case .web:
+            return "is not a base64-encoded Web Push subscription (endpoint, keys.p256dh of 65 bytes, keys.auth of 16)"
         case nil: return "is not a base64-encoded push token nor an FCM registration token"
         }
     }

@@ -7,14 +7,18 @@ import PushCore
 public struct TokenReporter: DialectHandler {
     private let apps: any AppCatalog
     private let accounts: any AcrobitsAccountStore
+    private let subscriptions: WebPushSubscriptionCheck
 
     /// Where the two URL styles of the document are served.
     public static let queryStylePrefix = "/token"
     public static let pathStylePrefix = "/pushToken"
 
-    public init(apps: any AppCatalog, accounts: any AcrobitsAccountStore) {
+    /// - Parameter subscriptions: what a web app's token, a browser's push subscription, must
+    ///   be to be stored (its endpoint on the allow-list, its keys usable).
+    public init(apps: any AppCatalog, accounts: any AcrobitsAccountStore, subscriptions: WebPushSubscriptionCheck) {
         self.apps = apps
         self.accounts = accounts
+        self.subscriptions = subscriptions
     }
 
     public var errors: any ErrorRenderer { ReporterErrors() }
@@ -90,11 +94,30 @@ public struct TokenReporter: DialectHandler {
                 field: appIDField, reason: "is not an application id (letters, digits, '.', '_', '-'; at most 200)")
         }
         let platform = try apps.platform(of: appID)
-        guard let token = ReportedToken.token(tokenText.trimmingASCIIWhitespace(), platform: platform) else {
+        let text = tokenText.trimmingASCIIWhitespace()
+        if platform == .web {
+            let token = try webToken(text, field: tokenField, appID: appID)
+            return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
+        }
+        guard let token = ReportedToken.token(text, platform: platform) else {
             throw ReporterError.invalidValue(
                 field: tokenField,
                 reason: ReportedToken.refusal(for: platform) + (platform == nil ? "" : " for \(appID)"))
         }
         return ChannelToken(channel: names.channel, appID: appID, token: token, reportedToken: tokenText)
+    }
+
+    /// A browser softphone reports the base64 of its push subscription's JSON; the
+    /// subscription is stored only when pushgate may send to its endpoint and its keys can be
+    /// encrypted to, so that nothing an unlisted or internal endpoint names is ever kept.
+    private func webToken(_ text: String, field: String, appID: AppID) throws(ReporterError) -> DeviceToken {
+        switch subscriptions.subscription(fromBase64: text) {
+        case .success(let subscription):
+            return subscription.token
+        case .failure(.notASubscription):
+            throw .invalidValue(field: field, reason: ReportedToken.refusal(for: .web) + " for \(appID)")
+        case .failure(.refused(let reason)):
+            throw .invalidValue(field: field, reason: "is refused for \(appID): \(reason)")
+        }
     }
 }

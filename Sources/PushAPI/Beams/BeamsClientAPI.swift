@@ -58,11 +58,18 @@ public struct BeamsClientAPI: DialectHandler {
         return Self.client(201, id: id, type: type, token: text)
     }
 
-    /// `PUT /v1/clients/:id/token`: the client's device becomes the new token's.
+    /// `PUT /v1/clients/:id/token`: the client's device becomes the new token's. Only an
+    /// FCM/GCM client's, as the old Android SDK refreshed it (the old iOS SDK never did): a
+    /// client is also a device of the device API, which gives an APNs device's id to whoever
+    /// registers its token again, and moving it would hand that token's pushes over.
     private func replaceToken(clientID: String, _ body: BeamsJSONBody) throws -> Response {
         let type = try body.platformType()
         let text = try body.string("token")
         guard let client = try store.beamsClient(id: clientID) else { throw BeamsError.notFound("Client not found.") }
+        guard client.app.platform == .fcm else {
+            throw BeamsError.invalidField(
+                "Only an FCM or GCM client's token is replaced: an APNs client registers again (POST /v1/clients).")
+        }
         let token = try Self.token(text, type: type, app: client.app)
         guard try store.replaceBeamsClientToken(clientID: clientID, token: token, reportedToken: text) else {
             throw BeamsError.notFound("Client not found.")

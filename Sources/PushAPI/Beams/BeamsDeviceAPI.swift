@@ -25,25 +25,26 @@ public struct BeamsDeviceAPI: DialectHandler {
     private let store: any Store
     private let identifiers: RandomIdentifier
     private let userToken: BeamsUserToken
-    private let webPushEndpoints: WebPushEndpointPolicy
+    private let subscriptions: WebPushSubscriptionCheck
     private let vapidPublicKey: @Sendable (_ privateKeyPEM: String) -> String?
 
     /// - Parameters:
     ///   - verifiedClaims: the claims of a token whose HS256 signature is the secret's
     ///     (PushCrypto's `HS256.verifiedClaims`).
     ///   - now: unix seconds, for the tokens' `exp`.
-    ///   - webPushEndpoints: the push services a web device's subscription may name.
+    ///   - subscriptions: what a web device's subscription must be (its push service on the
+    ///     allow-list, its keys usable).
     ///   - vapidPublicKey: the base64url public key of a VAPID private key (PushCrypto's
     ///     `VAPIDKey`), nil when the PEM is not one.
     public init(
         store: any Store, identifiers: RandomIdentifier,
         verifiedClaims: @escaping @Sendable (_ token: String, _ secret: String) -> [String: JSONValue]?,
-        now: @escaping @Sendable () -> Int64, webPushEndpoints: WebPushEndpointPolicy,
+        now: @escaping @Sendable () -> Int64, subscriptions: WebPushSubscriptionCheck,
         vapidPublicKey: @escaping @Sendable (_ privateKeyPEM: String) -> String?
     ) {
         self.store = store
         self.identifiers = identifiers
-        self.webPushEndpoints = webPushEndpoints
+        self.subscriptions = subscriptions
         self.vapidPublicKey = vapidPublicKey
         userToken = BeamsUserToken(secrets: store, verifiedClaims: verifiedClaims, now: now)
     }
@@ -140,8 +141,16 @@ public struct BeamsDeviceAPI: DialectHandler {
         return .emptyOK
     }
 
-    /// `PUT …/devices/fcm/{id}/token` `{"token"}`: the device moves to the new token.
+    /// `PUT …/devices/fcm/{id}/token` `{"token"}`: the device moves to the new token. Only an
+    /// FCM device's: the Android SDK refreshes its token so, while iOS and the web SDK register
+    /// again and never call it. An APNs device's id is given to whoever registers its token
+    /// again (iOS does at every launch), so a token that moved it would let anyone who knows
+    /// the token take its pushes, its user's included (see docs/security.md).
     private func replaceToken(_ path: BeamsDevicePath, id: String, _ body: BeamsJSONBody) throws -> Response {
+        guard path.platform == .fcm else {
+            throw BeamsError.notFound(
+                "No such resource: only an FCM device's token is replaced (iOS and web devices register again).")
+        }
         let text: String
         do {
             text = try body.string("token")
@@ -285,17 +294,19 @@ public struct BeamsDeviceAPI: DialectHandler {
 
     /// The token in its platform's spelling: hex for APNs, as issued for FCM, the base64 of
     /// the subscription's JSON for the web (`btoa(JSON.stringify(subscription))`), whose push
-    /// service must be one pushgate may send to.
+    /// service must be one pushgate may send to and whose keys must be usable.
     private func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
         guard platform == .web else { return try Self.token(text, platform: platform) }
-        guard let subscription = WebPushSubscription.fromBeamsToken(text) else {
+        switch subscriptions.subscription(fromBase64: text) {
+        case .success(let subscription):
+            return subscription.token
+        case .failure(.notASubscription):
             throw .invalidField(
-                "token must be the base64 of the browser's PushSubscription JSON (endpoint, keys.p256dh, keys.auth).")
+                "token must be the base64 of the browser's PushSubscription JSON (endpoint, keys.p256dh of 65 bytes, keys.auth of 16)."
+            )
+        case .failure(.refused(let reason)):
+            throw .invalidField("The subscription is refused: \(reason).")
         }
-        if let refusal = webPushEndpoints.refusal(of: subscription.endpoint) {
-            throw .invalidField("The subscription's push service is refused: \(refusal).")
-        }
-        return subscription.token
     }
 
     private static func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {

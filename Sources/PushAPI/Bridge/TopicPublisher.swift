@@ -52,8 +52,9 @@ public struct TopicPublisher: SendEndpoint {
             OutboxMessage(source: "bridge:topic", apns: push.apns, fcm: push.fcm),
             subscribedToAnyOf: TopicSelector.canonicalSelectors(selecting: topic), within: sender.scope.apps)
         if fanOut.queued > 0 { queued() }
-        var fields: [String: JSONValue] = ["topic": .string(topic.text), "queued": .number(Double(fanOut.queued))]
-        if sender.scope.apps != nil { fields["left_out"] = .number(Double(fanOut.leftOut)) }
+        // How many subscribers were left out is not said: to a key limited to apps, other
+        // tenants' subscribers do not exist. The log line keeps the count for the operator.
+        let fields: [String: JSONValue] = ["topic": .string(topic.text), "queued": .number(Double(fanOut.queued))]
         var response = BridgeResponse.content(.object(fields), correlation: nil, status: 202)
         response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
         return response

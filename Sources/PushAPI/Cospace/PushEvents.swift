@@ -30,14 +30,16 @@ public struct PushEvents: SendEndpoint {
         guard let fanOut = try publisher.publish(event, within: sender.scope.apps) else {
             throw CospaceError.notFound(status: "unknown-owner")
         }
-        // Every device of the user belongs to apps outside the key's scope: the event names
-        // only those, so it is refused like a pnm2 push to such an app.
-        if fanOut.queued == 0 && fanOut.leftOut > 0 {
-            throw sender.refusalOfFanOut(leftOut: fanOut.leftOut)
+        // To a key limited to apps, a user none of whose devices it reaches (other tenants'
+        // devices only, or none at all) does not exist: the answer of an unknown owner, and
+        // no count of what it left out, which would tell it about other tenants' devices.
+        // The log line keeps the count for the operator.
+        if sender.scope.apps != nil && fanOut.queued == 0 {
+            var response = CospaceError.notFound(status: "unknown-owner").response
+            response.logNote = "0 queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
+            return response
         }
-        var fields: [String: JSONValue] = ["queued": .number(Double(fanOut.queued))]
-        if sender.scope.apps != nil { fields["left_out"] = .number(Double(fanOut.leftOut)) }
-        var response = Response.json(200, JSONValue.object(fields).encoded())
+        var response = Response.json(200, JSONValue.object(["queued": .number(Double(fanOut.queued))]).encoded())
         response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
         return response
     }

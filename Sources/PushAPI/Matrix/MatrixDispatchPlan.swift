@@ -19,7 +19,7 @@ struct MatrixDispatchPlan: Sendable {
 
     init(
         _ notification: MatrixNotification, apps: any AppCatalog, directory: any AcrobitsPushDirectory,
-        webPushEndpoints: WebPushEndpointPolicy, logger: Logger
+        webPushSubscriptions: WebPushSubscriptionCheck, logger: Logger
     ) throws {
         var catalog: [String: RegisteredApp?] = [:]
         var steps: [Step] = []
@@ -52,13 +52,19 @@ struct MatrixDispatchPlan: Sendable {
             case .fcm:
                 push.fcm = MatrixFCMPayload.message(notification, defaultPayload: defaultPayload)
             case .web:
-                if let subscription = WebPushSubscription(token: token),
-                    let refusal = webPushEndpoints.refusal(of: subscription.endpoint)
-                {
-                    // As Sygnal's allowed_endpoints: dropped, the pushkey not rejected.
-                    logger.warning("notify for \(app.id) not sent: \(refusal)")
-                    steps.append(.skip)
-                    continue
+                if let subscription = WebPushSubscription(token: token) {
+                    if let refusal = webPushSubscriptions.endpoints.refusal(of: subscription.endpoint) {
+                        // As Sygnal's allowed_endpoints: dropped, the pushkey not rejected.
+                        logger.warning("notify for \(app.id) not sent: \(refusal)")
+                        steps.append(.skip)
+                        continue
+                    }
+                    if let refusal = webPushSubscriptions.refusal(of: subscription) {
+                        // A key no push can be encrypted to: it can never work.
+                        logger.info("notify for \(app.id): pushkey rejected: \(refusal)")
+                        steps.append(.reject(.malformedPushkey(refusal)))
+                        continue
+                    }
                 }
                 push.web = MatrixWebPushPayload.message(notification, defaultPayload: defaultPayload)
             }

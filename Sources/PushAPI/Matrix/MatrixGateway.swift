@@ -21,30 +21,36 @@ public struct MatrixGateway: DialectHandler {
     private let directory: any AcrobitsPushDirectory
     private let deliverer: any Deliverer
     private let homeservers: MatrixHomeservers
-    private let webPushEndpoints: WebPushEndpointPolicy
+    private let webPushSubscriptions: WebPushSubscriptionCheck
     private let answers: MatrixAnswerLog?
 
     /// - Parameters:
     ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
     ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`.
+    ///   - webPushSubscriptions: the allow-list of push services and the key check a Web Push
+    ///     pusher's subscription must pass.
     ///   - answers: where each answer is noted for `/status`.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        homeservers: MatrixHomeservers = .loopback, webPushEndpoints: WebPushEndpointPolicy = .publicPushServices,
+        webPushSubscriptions: WebPushSubscriptionCheck, homeservers: MatrixHomeservers = .loopback,
         answers: MatrixAnswerLog? = nil
     ) {
         self.apps = apps
         self.directory = directory
         self.deliverer = deliverer
         self.homeservers = homeservers
-        self.webPushEndpoints = webPushEndpoints
+        self.webPushSubscriptions = webPushSubscriptions
         self.answers = answers
     }
 
     /// The notify, whose POSTs wait on the upstreams in the upstream lane, and the rest of
-    /// `/_matrix/…`, refused in the Matrix shape.
+    /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
+    /// lane slot: its 403 is answered where it was read.
     public var routes: [Router.Route] {
-        let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
+        let homeservers = homeservers
+        let lane: Router.Route.Lane = { head in
+            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .upstream : nil
+        }
         return [
             .init("/_matrix/push/v1/notify/?", self, endpoint: Self.prefix, lane: lane),
             .init("/_matrix/{path...}", self, endpoint: Self.prefix),
@@ -72,7 +78,7 @@ public struct MatrixGateway: DialectHandler {
             throw MatrixRefusal.badJSON("more than \(Self.maximumDevices) devices in one notification")
         }
         let plan = try MatrixDispatchPlan(
-            notification, apps: apps, directory: directory, webPushEndpoints: webPushEndpoints, logger: logger)
+            notification, apps: apps, directory: directory, webPushSubscriptions: webPushSubscriptions, logger: logger)
         let devices = notification.devices.count
         guard !plan.batch.isEmpty else { return answer(plan.outcome(delivering: []), devices: devices) }
         return .parked(

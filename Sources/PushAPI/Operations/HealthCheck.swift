@@ -8,6 +8,8 @@ public struct HealthCheck: RequestHandler {
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
         }
-        return .text(200, "ok")
+        return Self.ok
     }
+
+    private static let ok = Response.text(200, "ok")
 }

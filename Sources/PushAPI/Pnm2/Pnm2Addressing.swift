@@ -11,6 +11,9 @@ struct Pnm2Addressing {
     }
 
     let directory: any AcrobitsPushDirectory
+    /// A push that names a Web Push subscription is sent only where a registration would have
+    /// been stored: the endpoint allowed, the keys usable.
+    let subscriptions: WebPushSubscriptionCheck
 
     func targets(_ pushes: [(push: Pnm2Push, app: RegisteredApp)]) throws -> [Result<Target, Pnm2Reply>] {
         var results: [Result<Target, Pnm2Reply>] = []
@@ -21,8 +24,12 @@ struct Pnm2Addressing {
                 results.append(try accountTarget(push))
                 continue
             }
-            guard let token = Pnm2TokenText.token(text, platform: app.platform) else {
-                results.append(.failure(.badObject("DeviceToken is not \(Pnm2TokenText.describe(app.platform))")))
+            let read = Pnm2TokenText.token(text, platform: app.platform, subscriptions: subscriptions)
+            guard let token = read.token else {
+                let detail =
+                    read.refusal.map { "DeviceToken is refused: \($0)" }
+                    ?? "DeviceToken is not \(Pnm2TokenText.describe(app.platform))"
+                results.append(.failure(.badObject(detail)))
                 continue
             }
             results.append(.success(Target(token: token, device: nil)))

@@ -7,6 +7,7 @@ import PushCore
 struct Pnm2Dispatch: Sendable {
     let apps: any AppCatalog
     let directory: any AcrobitsPushDirectory
+    let subscriptions: WebPushSubscriptionCheck
     /// The process's deliverer wrapped to prune dead stored devices.
     let deliverer: any Deliverer
     /// Waits before the one in-request retry (injected so tests do not wait).
@@ -45,7 +46,8 @@ struct Pnm2Dispatch: Sendable {
             }
             addressed.append((index, push, app))
         }
-        let targets = try Pnm2Addressing(directory: directory).targets(addressed.map { ($0.push, $0.app) })
+        let addressing = Pnm2Addressing(directory: directory, subscriptions: subscriptions)
+        let targets = try addressing.targets(addressed.map { ($0.push, $0.app) })
         var indices: [Int] = []
         var batch: [Notification] = []
         for (item, target) in zip(addressed, targets) {

@@ -24,11 +24,15 @@ public struct Pnm2Gateway: SendEndpoint {
     ///     prunes its stored device.
     ///   - pause: waits before the in-request retry; tests pass one that does not wait.
     ///   - budget: whether that retry still fits before nginx gives up on the request.
+    ///   - subscriptions: what a Web Push subscription named in a push must be.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer, budget: Pnm2RetryBudget = .standard
+        subscriptions: WebPushSubscriptionCheck, pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer,
+        budget: Pnm2RetryBudget = .standard
     ) {
-        dispatch = Pnm2Dispatch(apps: apps, directory: directory, deliverer: deliverer, pause: pause, budget: budget)
+        dispatch = Pnm2Dispatch(
+            apps: apps, directory: directory, subscriptions: subscriptions, deliverer: deliverer, pause: pause,
+            budget: budget)
     }
 
     /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
@@ -101,7 +105,7 @@ public struct Pnm2Gateway: SendEndpoint {
     /// (anything else is answered at once where it was read), and the rest of `/pnm2/…`,
     /// refused in pnm2's shape.
     public var routes: [Router.Route] {
-        let lane: @Sendable (Request) -> RequestLane? = { $0.method == "POST" ? .upstream : nil }
+        let lane: Router.Route.Lane = { $0.method == "POST" ? .upstream : nil }
         let addresses = ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"]
         return addresses.map { .init($0, self, endpoint: Self.prefix, lane: lane) } + [.init("/pnm2/{path...}", self)]
     }

@@ -3,7 +3,22 @@ import PushCore
 /// Reads a pnm2 `DeviceToken` for the platform of its `AppId`: the base64 the Token Reporter
 /// received (what SIPIS databases hold), or hex for APNs, or an FCM token as Google issued it.
 enum Pnm2TokenText {
-    static func token(_ text: String, platform: Platform) -> DeviceToken? {
+    /// Nil when `text` is no token of `platform`, or a Web Push subscription `subscriptions`
+    /// refuses (`refusal` then says why).
+    static func token(
+        _ text: String, platform: Platform, subscriptions: WebPushSubscriptionCheck
+    ) -> (token: DeviceToken?, refusal: String?) {
+        if platform == .web {
+            switch subscriptions.subscription(fromBase64: text) {
+            case .success(let subscription): return (subscription.token, nil)
+            case .failure(.notASubscription): return (nil, nil)
+            case .failure(.refused(let reason)): return (nil, reason)
+            }
+        }
+        return (token(text, platform: platform), nil)
+    }
+
+    private static func token(_ text: String, platform: Platform) -> DeviceToken? {
         switch platform {
         case .apns:
             // Hex first: a 64-digit hex string is also valid base64, but means the hex bytes.
@@ -19,8 +34,8 @@ enum Pnm2TokenText {
             if let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) { return token }
             return nil
         case .web:
-            // The base64 of the subscription's JSON, as a browser softphone reported it.
-            return WebPushSubscription.fromBeamsToken(text)?.token
+            // Read above, through the subscription check.
+            return nil
         }
     }
 
@@ -28,7 +43,8 @@ enum Pnm2TokenText {
         switch platform {
         case .apns: return "an APNs device token (hex or base64)"
         case .fcm: return "an FCM registration token (as issued, or base64)"
-        case .web: return "a Web Push subscription (the base64 of its JSON)"
+        case .web:
+            return "a Web Push subscription (the base64 of its JSON: endpoint, keys.p256dh of 65 bytes, keys.auth of 16)"
         }
     }
 }

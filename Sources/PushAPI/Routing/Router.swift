@@ -5,8 +5,10 @@ import PushCore
 /// route's handler; what the handler throws, and what the edge refuses, becomes the response
 /// through the renderer of the route's dialect.
 public struct Router: RequestHandler {
-    /// One endpoint: the paths it serves, its handler, and what the router reads from it.
-    public struct Route: Sendable {
+    /// One endpoint: the paths it serves, its handler, and what the router reads from it. A
+    /// class: every request takes its route out of the table, and a struct of five existentials
+    /// was copied (retained and released field by field) each time.
+    public final class Route: Sendable {
         public let pattern: RoutePattern
         /// The metrics label of the route (see `RouteMatch.endpoint`).
         public let endpoint: String
@@ -14,11 +16,15 @@ public struct Router: RequestHandler {
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
         let errors: any ErrorRenderer
-        /// The lane of a request from its head; nil: none.
-        let lane: (@Sendable (Request) -> RequestLane?)?
+        /// The lane of a request from its head; nil: none. It may note on the head's match
+        /// what it read to choose (`RouteMatch.sender`).
+        let lane: Lane?
         /// The `{tail...}` is a value rather than names (a base64 token that may hold `/`),
         /// which `RequestPathCheck` reads as such.
         let opaqueTail: Bool
+        /// With `opaqueTail`, the index of the last segment before the tail (what
+        /// `RequestPathCheck` takes as `opaqueTailAfter`).
+        let opaqueTailAfter: Int?
 
         /// - Parameters:
         ///   - endpoint: the metrics label; unless given, the pattern's literal segments before
@@ -26,7 +32,7 @@ public struct Router: RequestHandler {
         ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
         public init(
             _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
-            lane: (@Sendable (Request) -> RequestLane?)? = nil
+            lane: Lane? = nil
         ) {
             self.pattern = RoutePattern(pattern)
             self.endpoint = endpoint ?? self.pattern.literalPrefix
@@ -36,13 +42,25 @@ public struct Router: RequestHandler {
             errors = dialect?.errors ?? PlainErrors()
             self.lane = lane
             self.opaqueTail = opaqueTail
+            opaqueTailAfter = opaqueTail ? self.pattern.segmentsBeforeTail.map { $0 - 1 } : nil
         }
 
         /// The same route answered by `handler` (an endpoint's routes, served behind a wrapper
-        /// such as `SenderOnly`).
-        public func answered(by handler: any DialectHandler) -> Route {
-            Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
+        /// such as `SenderOnly`), its lane chosen by `lane` when given, from the lane this
+        /// route would choose.
+        public func answered(
+            by handler: any DialectHandler,
+            lane wrapping: (@Sendable (_ head: inout Request, _ own: RequestLane) -> RequestLane?)? = nil
+        ) -> Route {
+            var lane = self.lane
+            if let own = lane, let wrapping {
+                lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
+            }
+            return Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
         }
+
+        /// Which lane a request waits in, from its head; `head.route` is already its match.
+        public typealias Lane = @Sendable (_ head: inout Request) -> RequestLane?
     }
 
     private let routes: [Route]
@@ -61,13 +79,13 @@ public struct Router: RequestHandler {
     public static let silent = Logger(label: "pushgate", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public func route(_ head: inout Request) -> RequestLane? {
-        var match = match(head.path)
-        // A refused path is answered where it was read, whichever lane its route has.
-        if match.pathRefusal == nil, let index = match.index {
-            match.lane = routes[index].lane?(head)
-        }
+        let match = match(head.path)
         head.route = match
-        return match.lane
+        // A refused path is answered where it was read, whichever lane its route has.
+        guard match.pathRefusal == nil, let index = match.index, let lane = routes[index].lane else { return nil }
+        let chosen = lane(&head)
+        head.route?.lane = chosen
+        return chosen
     }
 
     /// Every route's pattern, in the order given (which decides nothing: see `RouteTable`).
@@ -79,8 +97,7 @@ public struct Router: RequestHandler {
     public func match(_ path: String) -> RouteMatch {
         let found = table.match(path)
         let route = found.map { routes[$0.index] }
-        let opaqueTailAfter = route.flatMap { $0.opaqueTail ? $0.pattern.segmentsBeforeTail.map { $0 - 1 } : nil }
-        if let refusal = pathCheck.refusal(path, opaqueTailAfter: opaqueTailAfter) {
+        if let refusal = pathCheck.refusal(path, opaqueTailAfter: route?.opaqueTailAfter) {
             let meant = found?.index ?? table.match(pathCheck.normalised(path))?.index
             return RouteMatch(
                 index: meant, endpoint: route?.endpoint ?? "none", pathRefusal: refusal.description)
@@ -90,9 +107,12 @@ public struct Router: RequestHandler {
     }
 
     public func handle(_ request: Request) -> Response {
-        var request = request
-        if request.route == nil { _ = route(&request) }  // driven without the edge (tests)
-        let match = request.route ?? .none
+        guard let match = request.route else {
+            // Driven without the edge (tests). Copied only here: a request is a dozen references.
+            var routed = request
+            _ = route(&routed)
+            return handle(routed)
+        }
         if let reason = match.pathRefusal {
             var response = errors(of: match).badPath(reason)
             response.logNote = "path refused: \(reason)"

@@ -14,7 +14,8 @@ final class CurlTransfer: @unchecked Sendable {
     var isOpener = false
     /// Set by CURLOPT_PREREQFUNCTION: the connection is up, TLS and ALPN done.
     var connectionReady = false
-    /// Set when the request's `addressCheck` refused the connected address: why.
+    /// Set when the request's `addressCheck` refused an address: why. A later address of the same
+    /// name may still connect (happy eyeballs); the refusal is the outcome only if none did.
     var addressRefusal: String?
 
     var handle: EasyHandle?
@@ -98,8 +99,10 @@ func curlWriteCallback(
 /// libcurl's CURLOPT_PREREQFUNCTION, set on connection openers and on requests with an address
 /// check; libcurl calls it once the connection is established or reused, before the request
 /// is sent. An opener's connection is ready, so the transfers waiting for it can be let
-/// through; a refused address aborts the transfer (CURL_PREREQFUNC_ABORT) with nothing sent,
-/// and its waiters fail with it, since they would reach the same address.
+/// through. A new connection's address was judged before it was opened
+/// (`curlOpenSocketCallback`); this judges again a connection libcurl reuses, which a request
+/// without a check may have opened: a refused address aborts the transfer
+/// (CURL_PREREQFUNC_ABORT) with nothing sent, and its waiters fail with it.
 func curlPrereqCallback(
     _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
     _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
@@ -108,7 +111,7 @@ func curlPrereqCallback(
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     if let check = transfer.request.addressCheck {
         let address = primaryIP.map { String(cString: $0) } ?? ""
-        if let refusal = check.refusal(address) {
+        if let refusal = check.refusal(address, Int(primaryPort)) {
             transfer.addressRefusal = refusal
             return 1
         }

@@ -81,6 +81,14 @@ final class EasyHandle {
             options.prereqCallback(curlPrereqCallback)
             options.pointer(CURLOPT_PREREQDATA, context)
         }
+        if request.addressCheck != nil {
+            options.openSocketCallback(curlOpenSocketCallback)
+            options.pointer(CURLOPT_OPENSOCKETDATA, context)
+        }
+        // No proxy, whatever the environment says: libcurl would otherwise take https_proxy or
+        // ALL_PROXY from it, and a proxy resolves and connects where no address check sees it
+        // (docs/security.md, "Outgoing connections"). "" is libcurl's "no proxy at all".
+        options.string(CURLOPT_PROXY, "")
         if let failure = options.failure {
             throw .invalidRequest("curl_easy_setopt(\(failure.option)): \(String(cString: curl_easy_strerror(failure.code)))")
         }
@@ -182,6 +190,10 @@ private struct OptionSetter {
 
     mutating func prereqCallback(_ callback: curl_prereq_callback) {
         check(CURLOPT_PREREQFUNCTION, pushgate_curl_easy_setopt_prereq_callback(handle, callback))
+    }
+
+    mutating func openSocketCallback(_ callback: curl_opensocket_callback) {
+        check(CURLOPT_OPENSOCKETFUNCTION, pushgate_curl_easy_setopt_opensocket_callback(handle, callback))
     }
 
     /// CURL_BLOB_COPY: libcurl keeps its own copy, so `bytes` need not outlive the call.

@@ -151,7 +151,7 @@ final class MultiLoop: @unchecked Sendable {
 
     private func outcome(of transfer: CurlTransfer, result: CURLcode) -> UpstreamOutcome {
         guard let handle = transfer.handle else { return .failure(.connectionLost("transfer lost its handle")) }
-        if let refusal = transfer.addressRefusal {
+        if result != CURLE_OK, let refusal = transfer.addressRefusal {
             return .failure(.invalidRequest(refusal))
         }
         if transfer.responseTooLarge {

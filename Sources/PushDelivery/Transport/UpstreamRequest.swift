@@ -11,8 +11,9 @@ public struct UpstreamRequest: Sendable, Equatable {
     public var clientIdentity: ClientIdentity?
     /// Overrides the transport's total time-out for this request, in seconds.
     public var timeoutSeconds: Double?
-    /// Judges the address the connection reached before the request is sent; a refusal fails
-    /// the request with `TransportError.invalidRequest` and nothing is sent.
+    /// Judges every address the connection is about to be opened to (and a reused connection's
+    /// before the request is sent); a refusal fails the request with
+    /// `TransportError.invalidRequest`, and the refused address receives nothing.
     public var addressCheck: ConnectedAddressCheck?
 
     public init(

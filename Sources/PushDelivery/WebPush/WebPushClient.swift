@@ -5,8 +5,8 @@ import PushCrypto
 /// Delivers pushes of Web Push apps: each message encrypted for its subscription (RFC 8291),
 /// signed with the app's VAPID key (RFC 8292) and posted to the subscription's endpoint
 /// (RFC 8030). Endpoints are the subscriber's to choose, so the client refuses, before
-/// sending, any endpoint the operator's allow-list does not cover and any connection that
-/// reached a private, loopback or link-local address the operator did not list.
+/// sending, any endpoint the operator's allow-list does not cover, and before connecting, any
+/// address in a special-purpose range the operator did not list with its port.
 public final class WebPushClient: PlatformDeliverer {
     public var platform: Platform { .web }
 
@@ -100,15 +100,18 @@ public final class WebPushClient: PlatformDeliverer {
         }
     }
 
-    /// Refuses a connection that reached an address the policy keeps out (a public hostname
-    /// whose DNS answers 10.0.0.5, say), before anything is sent.
+    /// Refuses to connect to an address the policy keeps out (a public hostname whose DNS
+    /// answers 10.0.0.5, say): the address gets no connection attempt and nothing is sent.
     private func addressCheck(for subscription: WebPushSubscription) -> ConnectedAddressCheck {
         let endpoints = self.endpoints
         let origin = subscription.origin
-        return ConnectedAddressCheck(name: "PUSHGATE_WEBPUSH_ENDPOINTS") { address in
-            endpoints.allowsAddress(address)
-                ? nil
-                : "\(origin) reached \(address), a private, loopback or link-local address the operator did not list in PUSHGATE_WEBPUSH_ENDPOINTS (not sent)"
+        return ConnectedAddressCheck(name: "PUSHGATE_WEBPUSH_ENDPOINTS") { address, port in
+            guard let parsed = IPAddress(address) else {
+                return "\(origin) resolved to \(address), no IP address (not sent)"
+            }
+            guard let range = endpoints.refusedRange(of: parsed, port: port) else { return nil }
+            return
+                "\(origin) resolved to \(address) port \(port), in \(range), which PUSHGATE_WEBPUSH_ENDPOINTS does not list (not connected, not sent)"
         }
     }
 }

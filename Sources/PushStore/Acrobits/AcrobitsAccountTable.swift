@@ -98,6 +98,22 @@ enum AcrobitsAccountTable {
         }
     }
 
+    /// Whether `report` would write nothing (see `SQLStore.writeReportStatements`): each of its
+    /// channels links to the device of its token already, under the same username (or none
+    /// given), and that device has recorded the same spelling today.
+    static func reportChangesNothing(_ report: AccountReport, in database: some SQLConnection) throws -> Bool {
+        let links = try links(selector: report.selector, in: database)
+        return report.tokens.allSatisfy { token in
+            guard let link = links[token.channel], let device = link.device, device.isDevice(of: token) else {
+                return false
+            }
+            if let username = report.username, username != link.username { return false }
+            return !DeviceTable.reportChanges(
+                storedSpelling: device.reportedToken, storedAt: device.updatedAt, reportedToken: token.reportedToken,
+                now: report.now)
+        }
+    }
+
     /// Links (selector, channel) to `deviceID`, replacing what it linked to.
     static func link(
         selector: String, channel: AcrobitsChannel, username: String?, deviceID: Int64, now: Int64,

@@ -33,7 +33,13 @@ protocol SQLStore: AnyObject, Sendable {
 }
 
 extension SQLiteStore: SQLStore, PushgateStore {
+    /// The common report repeats what is stored (a phone reports its token at every start and
+    /// registration refresh): seen so on a reader, it is answered without the writer, whose
+    /// queue and wake-ups cost such a report more than the statement itself. One select in
+    /// autocommit is a consistent snapshot; a report that changes something is decided again
+    /// inside the write transaction.
     func writeReport(_ report: AccountReport) throws {
+        if try withDatabase({ try AcrobitsAccountTable.reportChangesNothing(report, in: $0) }) { return }
         try writeReportStatements(report)
     }
 

@@ -224,7 +224,7 @@ final class CurlEngineTests: XCTestCase {
         let engine = try Integration.engine()
         self.engine = engine
         let seen = Locked<[String]>([])
-        let refuseLoopback = ConnectedAddressCheck(name: "no loopback") { address in
+        let refuseLoopback = ConnectedAddressCheck(name: "no loopback") { address, _ in
             seen.withLock { $0.append(address) }
             return address == "127.0.0.1" ? "\(address) is loopback" : nil
         }
@@ -236,11 +236,29 @@ final class CurlEngineTests: XCTestCase {
         XCTAssertTrue(seen.withLock { $0.contains("127.0.0.1") })
 
         var allowed = Integration.post(devicePath)
-        allowed.addressCheck = ConnectedAddressCheck(name: "anything") { _ in nil }
+        allowed.addressCheck = ConnectedAddressCheck(name: "anything") { _, _ in nil }
         XCTAssertEqual(try engine.perform(allowed).get().status, 403)
         // A reused connection is judged again: the refusal does not depend on opening one.
         XCTAssertEqual(engine.perform(refused), .failure(.invalidRequest("127.0.0.1 is loopback")))
         XCTAssertEqual(try engine.perform(Integration.post(devicePath)).get().status, 403)
         XCTAssertEqual(apns.log.count, 2)
+    }
+
+    /// The check runs before the socket exists: a refused address and port receive no
+    /// connection attempt at all (the kernel would have put even a bare SYN's connection in the
+    /// listener's backlog), and the check sees the port it would have connected to.
+    func testARefusedAddressReceivesNoConnectionAttempt() throws {
+        let engine = try Integration.engine()
+        self.engine = engine
+        let listener = try LoopbackListener()
+        let seen = Locked<[String]>([])
+        var request = Integration.post("https://127.0.0.1:\(listener.port)/x")
+        request.addressCheck = ConnectedAddressCheck(name: "nothing inside") { address, port in
+            seen.withLock { $0.append("\(address):\(port)") }
+            return "\(address) port \(port) is inside"
+        }
+        XCTAssertEqual(engine.perform(request), .failure(.invalidRequest("127.0.0.1 port \(listener.port) is inside")))
+        XCTAssertEqual(seen.withLock { $0 }, ["127.0.0.1:\(listener.port)"])
+        XCTAssertFalse(listener.hasPendingConnection, "a connection reached the refused address")
     }
 }
