@@ -86,6 +86,9 @@ public struct Configuration: Sendable {
     public var bridgeTopics = BridgeTopics.unrestricted
     /// The push services Web Push subscriptions may name (`PUSHGATE_WEBPUSH_ENDPOINTS`).
     public var webPushEndpoints = WebPushEndpointPolicy.publicPushServices
+    /// Who may call the Matrix push gateway (`PUSHGATE_MATRIX_HOMESERVERS`): loopback unless
+    /// listed, since a homeserver sends no credentials.
+    public var matrixHomeservers = MatrixHomeservers.loopback
     /// Devices no report, registration or refresh touched for this long are removed with their
     /// links. 270: FCM's own horizon, after which it calls a token stale.
     public var deviceRetentionDays = 270
@@ -208,6 +211,17 @@ public struct Configuration: Sendable {
                 }
             },
             show: { $0.webPushEndpoints.listing }),
+        Setting(
+            name: "PUSHGATE_MATRIX_HOMESERVERS",
+            meaning: "addresses or CIDR ranges (commas or spaces between) of the Matrix homeservers that may call /_matrix/push/v1/notify; default loopback; render nginx with the same list",
+            apply: { config, value throws(ConfigurationError) in
+                do {
+                    config.matrixHomeservers = try MatrixHomeservers(listing: value)
+                } catch {
+                    throw .invalid(key: "PUSHGATE_MATRIX_HOMESERVERS", value: value, expected: "IP addresses or CIDR ranges separated by commas, such as 10.0.0.5,192.168.1.0/24 (\(error))")
+                }
+            },
+            show: { $0.matrixHomeservers.listing }),
         .integer("PUSHGATE_DEVICE_RETENTION_DAYS", "devices not reported, registered or refreshed for this many days are removed with their links", \.deviceRetentionDays, 1...36_500),
         .integer("PUSHGATE_DEAD_LETTER_RETENTION_DAYS", "days a dead letter is kept before housekeeping removes it", \.deadLetterRetentionDays, 1...36_500),
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),

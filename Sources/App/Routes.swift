@@ -30,6 +30,8 @@ struct RouteServices: Sendable {
     var metrics = OperatorMetrics()
     /// The store's gauges for `/metrics`, shared so that they are read once a second at most.
     var storeGauges: StoreGauges? = nil
+    /// The Matrix dialect's last answers, which `/status` shows.
+    var matrixAnswers = MatrixAnswerLog()
     /// When this process started (`/status` shows its uptime).
     var startedAt = Date()
     /// The FastCGI connections this process holds open now, for `/metrics`.
@@ -62,6 +64,13 @@ enum Routes {
                 deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
                 subscriptions: subscriptions, budget: services.pnm2RetryBudget),
             senders: senders)
+        let matrix = MatrixGateway(
+            apps: store, directory: store,
+            deliverer: PruningDeliverer(
+                CountingDeliverer(services.deliverer, dialect: "matrix", catalog: store, metrics: services.metrics.delivery),
+                devices: store, records: store, logger: services.logger),
+            webPushSubscriptions: subscriptions, homeservers: services.configuration.matrixHomeservers,
+            answers: services.matrixAnswers)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let beamsDevices = BeamsDeviceAPI(
             store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
@@ -85,7 +94,7 @@ enum Routes {
             cospace.routes, cospaceEvents.routes, pnm2.routes,
             [.init("/device_api/{path...}", beamsDevices), .init("/instances/{path...}", beamsDevices)],
             BeamsClientAPI(store: store, identifiers: identifiers).routes, publishes.routes, userPublishes.routes,
-            beamsUsers.routes,
+            beamsUsers.routes, matrix.routes,
         ]
         return Router(
             routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),

@@ -24,6 +24,8 @@ final class PushgateInstance {
     var isServing: Bool { serve?.isRunning ?? false }
     private var nginx: NginxProcess?
     private let extraEnvironment: [String: String]
+    /// What render-nginx reads: serve's `PUSHGATE_MATRIX_HOMESERVERS` unless given apart.
+    private let nginxEnvironment: [String: String]
     /// With PUSHGATE_TEST_DATABASE_URL set, the instance stores in PostgreSQL instead of
     /// SQLite: in a schema of its own (made by psql), dropped by `stop()`.
     private let postgreSQLSchema: String?
@@ -34,7 +36,9 @@ final class PushgateInstance {
 
     /// `migrated`: the database is created first, as `scripts/run` does before an operator
     /// runs a command (only `migrate` and `serve` create one).
-    init(environment: [String: String] = [:], migrated: Bool = true) throws {
+    /// `nginxEnvironment`: render-nginx's settings, when they differ from serve's (a test of
+    /// serve's own check of what nginx lets through).
+    init(environment: [String: String] = [:], nginxEnvironment: [String: String]? = nil, migrated: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The folder must be traversable by nginx's worker user to reach the socket.
@@ -43,6 +47,7 @@ final class PushgateInstance {
         socket = directory.appendingPathComponent("run/pushgate.sock").path
         database = directory.appendingPathComponent("pushgate.sqlite").path
         extraEnvironment = environment
+        self.nginxEnvironment = nginxEnvironment ?? environment.filter { $0.key == "PUSHGATE_MATRIX_HOMESERVERS" }
         if Self.postgreSQLTestURL != nil {
             let schema = "it_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             postgreSQLSchema = schema
@@ -90,7 +95,8 @@ final class PushgateInstance {
 
         let maxBody = Int(extraEnvironment["PUSHGATE_MAX_BODY_BYTES"] ?? "1048576")! * 2
         nginx = try NginxProcess(
-            prefix: directory.appendingPathComponent("nginx"), port: port, socketPath: socket, maxBody: String(maxBody))
+            prefix: directory.appendingPathComponent("nginx"), port: port, socketPath: socket, maxBody: String(maxBody),
+            environment: nginxEnvironment)
         try waitFor("pushgate through nginx on port \(port)") { (try? self.client.get("/healthz").status) == 200 }
     }
 

@@ -37,11 +37,13 @@ public final class NginxProcess {
     ///   - socketPath: the responder's FastCGI socket.
     ///   - maxBody: nginx's body limit as render-nginx takes it (`64k`, `2097152`).
     ///   - workers: worker processes; nil for render-nginx's default (one per core).
+    ///   - environment: settings render-nginx reads (`PUSHGATE_MATRIX_HOMESERVERS`), beside
+    ///     `workers`.
     ///   - adjust: runs on the rendered prefix before nginx starts (tests that need a variation
     ///     of the configuration).
     public init(
         prefix: URL, port: Int, socketPath: String, maxBody: String, workers: Int? = nil,
-        adjust: (URL) throws -> Void = { _ in }
+        environment renderEnvironment: [String: String] = [:], adjust: (URL) throws -> Void = { _ in }
     ) throws {
         self.prefix = prefix
         self.port = port
@@ -51,6 +53,7 @@ public final class NginxProcess {
         // render-nginx reads PUSHGATE_NGINX_*: only what the test asks for reaches it.
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
         if let workers { environment["PUSHGATE_NGINX_WORKERS"] = String(workers) }
+        environment.merge(renderEnvironment) { _, given in given }
         render.environment = environment
         let output = Pipe()
         render.standardOutput = output

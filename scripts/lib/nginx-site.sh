@@ -1,12 +1,32 @@
 # Sourced by scripts/render-nginx and scripts/install: what both add to the rendered site
 # include, on the text in a variable of theirs (named as the first argument).
 #
-#   nginx_site_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..." "ADDRESS ..."
+#   nginx_site_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..." "ADDRESS ..." ["HOMESERVER ..."]
 #
-# applies both below; each prints an error and returns 2 on a bad value.
+# applies the three below; each prints an error and returns 2 on a bad value.
 
 nginx_site_apply() {
-    nginx_nodes_apply "$1" "$2" "$3" && nginx_operator_addresses_apply "$1" "$4"
+    nginx_nodes_apply "$1" "$2" "$3" && nginx_operator_addresses_apply "$1" "$4" &&
+        nginx_matrix_homeservers_apply "$1" "${5:-}"
+}
+
+# The Matrix location's `allow` lines: one per HOMESERVER (an IP address or CIDR range;
+# PUSHGATE_MATRIX_HOMESERVERS, commas or spaces between), in place of the template's loopback
+# lines. Empty: the template's loopback stays. Only address characters are taken.
+nginx_matrix_homeservers_apply() {
+    local -n matrix_site="$1"
+    local homeservers="${2//,/ }" lines="" address
+    for address in $homeservers; do
+        if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
+            echo "PUSHGATE_MATRIX_HOMESERVERS: '$address' is not an IP address or CIDR range" >&2
+            return 2
+        fi
+        lines+="        allow $address;"$'\n'
+    done
+    [[ -n "$lines" ]] || return 0
+    local marker="        allow 127.0.0.0/8;"$'\n'"        allow ::1/128;"$'\n'
+    [[ "$matrix_site" == *"$marker"* ]] || { echo "the template has no Matrix location's allow lines" >&2; return 1; }
+    matrix_site="${matrix_site/"$marker"/$lines}"
 }
 
 # An `allow` line per ADDRESS (an IP address or CIDR range; PUSHGATE_NGINX_OPERATOR_ADDRESSES)

@@ -50,6 +50,7 @@ struct DoctorCommand: ParsableCommand {
         var findings = configurationFindings
         guard let configuration = loaded else { return findings }
         findings.append(BridgeTopicsCheck(topics: configuration.bridgeTopics).run())
+        findings.append(MatrixHomeserversCheck(homeservers: configuration.matrixHomeservers).run())
 
         let runtime: Runtime
         do {

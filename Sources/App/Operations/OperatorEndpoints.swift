@@ -22,7 +22,7 @@ enum OperatorEndpoints {
                         openConnections: services.openConnections))),
             .init(
                 "/status/{path...}",
-                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt))),
+                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers))),
         ]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushAPI
 import PushCore
 
 /// The status page's markup: one self-contained document (inline style, no scripts, no
@@ -8,6 +9,8 @@ struct StatusHTML {
     let report: StatusReport
     let startedAt: Date
     let refreshSeconds: Int
+    /// This process's last answers to Matrix homeservers, newest first.
+    var matrixAnswers: [MatrixAnswerLog.Entry] = []
 
     private func e(_ text: some StringProtocol) -> String { HTMLText.escape(text) }
 
@@ -47,6 +50,7 @@ struct StatusHTML {
         html += lastHourSection()
         html += outboxSection()
         html += prunesSection()
+        html += matrixSection()
         html += "</body></html>\n"
         return html
     }
@@ -201,6 +205,24 @@ struct StatusHTML {
                 <tr><td>\(StatusHTML.timestamp(Date(timeIntervalSince1970: Double(entry.at) / 1000)))</td>\
                 <td><code>\(e(entry.appID))</code></td><td><code>\(e(entry.token))</code></td>\
                 <td>\(e(entry.detail ?? ""))</td></tr>
+
+                """
+        }
+        return html + "</table></div>\n"
+    }
+
+    /// What this node last told Matrix homeservers: a pusher rejected, a 502, a caller refused.
+    private func matrixSection() -> String {
+        var html = "<h2>Matrix push gateway: last answers (this node)</h2>\n"
+        guard !matrixAnswers.isEmpty else { return html + "<p id=\"matrix-answers\">none since start</p>\n" }
+        html += "<div class=\"scroll\"><table id=\"matrix-answers\"><tr><th>when</th><th>status</th>"
+            + "<th>devices</th><th>rejected</th><th>note</th></tr>\n"
+        for entry in matrixAnswers {
+            let style = entry.status == 200 ? (entry.rejected > 0 ? "warn" : "ok") : "bad"
+            html += """
+                <tr data-status="\(entry.status)"><td>\(StatusHTML.timestamp(entry.at))</td>\
+                <td class="\(style)">\(entry.status)</td><td class="n">\(entry.devices)</td>\
+                <td class="n">\(entry.rejected)</td><td>\(e(entry.note))</td></tr>
 
                 """
         }

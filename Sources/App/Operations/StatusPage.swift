@@ -1,4 +1,5 @@
 import Foundation
+import PushAPI
 import PushCore
 
 /// `GET /status`: the page an operator opens first when a customer says "my phone did not
@@ -8,6 +9,8 @@ struct StatusPage: RequestHandler {
     let store: any Store
     /// When this process started, for its uptime.
     let startedAt: Date
+    /// The Matrix dialect's last answers in this process.
+    var matrixAnswers: MatrixAnswerLog? = nil
     static let refreshSeconds = 30
 
     func handle(_ request: Request) -> Response {
@@ -20,7 +23,10 @@ struct StatusPage: RequestHandler {
         } catch {
             return .internalError(error)
         }
-        let html = StatusHTML(report: report, startedAt: startedAt, refreshSeconds: Self.refreshSeconds).render()
+        let html = StatusHTML(
+            report: report, startedAt: startedAt, refreshSeconds: Self.refreshSeconds,
+            matrixAnswers: matrixAnswers?.recent ?? []
+        ).render()
         return Response(
             status: 200,
             headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],

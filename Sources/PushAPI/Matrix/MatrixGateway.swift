@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import PushCore
+
+/// The Matrix Push Gateway API (`POST /_matrix/push/v1/notify`), as Sygnal serves it: a
+/// homeserver posts one event's notification for its users' devices, pushgate pushes each
+/// device through its registered app (the device's `app_id`) and answers
+/// `{"rejected": [pushkey, …]}` with every pushkey that can never work, whose pushers the
+/// homeserver then deletes. The answer must wait for the upstreams, so the notify runs in the
+/// upstream lane and is parked there while its pushes are out, holding no thread.
+/// Only the homeservers of `PUSHGATE_MATRIX_HOMESERVERS` may call: a pusher has no credentials.
+public struct MatrixGateway: DialectHandler {
+    public var errors: any ErrorRenderer { MatrixErrors() }
+
+    public static let prefix = "/_matrix"
+    public static let notifyPath = "/_matrix/push/v1/notify"
+    /// A notify naming more devices is refused whole (Synapse sends one per notify).
+    public static let maximumDevices = 1000
+
+    private let apps: any AppCatalog
+    private let directory: any AcrobitsPushDirectory
+    private let deliverer: any Deliverer
+    private let homeservers: MatrixHomeservers
+    private let webPushSubscriptions: WebPushSubscriptionCheck
+    private let answers: MatrixAnswerLog?
+
+    /// - Parameters:
+    ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
+    ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`.
+    ///   - webPushSubscriptions: the allow-list of push services and the key check a Web Push
+    ///     pusher's subscription must pass.
+    ///   - answers: where each answer is noted for `/status`.
+    public init(
+        apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
+        webPushSubscriptions: WebPushSubscriptionCheck, homeservers: MatrixHomeservers = .loopback,
+        answers: MatrixAnswerLog? = nil
+    ) {
+        self.apps = apps
+        self.directory = directory
+        self.deliverer = deliverer
+        self.homeservers = homeservers
+        self.webPushSubscriptions = webPushSubscriptions
+        self.answers = answers
+    }
+
+    /// The notify, whose POSTs wait on the upstreams in the upstream lane, and the rest of
+    /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
+    /// lane slot: its 403 is answered where it was read.
+    public var routes: [Router.Route] {
+        let homeservers = homeservers
+        let lane: Router.Route.Lane = { head in
+            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .upstream : nil
+        }
+        return [
+            .init("/_matrix/push/v1/notify/?", self, endpoint: Self.prefix, lane: lane),
+            .init("/_matrix/{path...}", self, endpoint: Self.prefix),
+        ]
+    }
+
+    public func respond(to request: Request, logger: Logger) throws -> Response {
+        do {
+            return try notify(request, logger: logger)
+        } catch let refusal as MatrixRefusal {
+            note(status: refusal.status, devices: 0, rejected: 0, refusal.message)
+            throw refusal
+        }
+    }
+
+    private func notify(_ request: Request, logger: Logger) throws -> Response {
+        // Who asks first: a caller outside the list learns nothing, not even which paths exist.
+        guard homeservers.allows(request.remoteAddress) else { throw MatrixRefusal.forbidden(request.remoteAddress) }
+        let path = request.path.hasSuffix("/") ? String(request.path.dropLast()) : request.path
+        guard path == Self.notifyPath else { throw MatrixRefusal.unrecognizedPath(request.path) }
+        guard request.method == "POST" else { throw MatrixRefusal.unrecognizedMethod }
+        let notification = try MatrixNotification.parse(request.body)
+        guard !notification.devices.isEmpty else { throw MatrixRefusal.noDevices }
+        guard notification.devices.count <= Self.maximumDevices else {
+            throw MatrixRefusal.badJSON("more than \(Self.maximumDevices) devices in one notification")
+        }
+        let plan = try MatrixDispatchPlan(
+            notification, apps: apps, directory: directory, webPushSubscriptions: webPushSubscriptions, logger: logger)
+        let devices = notification.devices.count
+        guard !plan.batch.isEmpty else { return answer(plan.outcome(delivering: []), devices: devices) }
+        return .parked(
+            ParkedResponse(weight: plan.batch.count) { [self, plan] home, answer in
+                deliverer.deliver(plan.batch, logger: logger, home: home) { [self] results in
+                    answer(self.answer(plan.outcome(delivering: results, logger: logger), devices: devices))
+                }
+            })
+    }
+
+    /// `{"rejected": […]}`, or the 502 of a push the upstream failed for another reason.
+    private func answer(_ outcome: MatrixOutcome, devices: Int) -> Response {
+        switch outcome {
+        case .answered(let rejected, let firstReason):
+            note(status: 200, devices: devices, rejected: rejected.count, firstReason ?? "")
+            return .json(200, JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded())
+        case .failed(let refusal):
+            note(status: refusal.status, devices: devices, rejected: 0, refusal.message)
+            var response = refusal.response
+            response.logNote = refusal.message
+            return response
+        }
+    }
+
+    private func note(status: Int, devices: Int, rejected: Int, _ note: String) {
+        answers?.record(.init(at: Date(), status: status, devices: devices, rejected: rejected, note: note))
+    }
+}

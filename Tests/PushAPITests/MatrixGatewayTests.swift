@@ -1,0 +1,98 @@
+import Logging
+import PushCore
+import PushTesting
+import XCTest
+
+@testable import PushAPI
+
+/// The notify in process: what each upstream result makes of the answer, the push services
+/// not allowed, the caller's address, and the answers `/status` shows.
+final class MatrixGatewayTests: XCTestCase {
+    struct NoStoredDevices: AcrobitsPushDirectory {
+        func storedDevices(_ keys: [(appID: AppID, token: DeviceToken)]) throws -> [AddressedDevice?] {
+            keys.map { _ in nil }
+        }
+        func accountDevices(selector: String) throws -> [AcrobitsChannel: AddressedDevice] { [:] }
+    }
+
+    /// Answers each push with the next scripted result (then `delivered`), recording the pushes.
+    final class Upstream: Deliverer, @unchecked Sendable {
+        var results: [DeliveryResult] = []
+        var sent: [PushCore.Notification] = []
+        func deliver(_ batch: [PushCore.Notification]) -> [DeliveryResult] {
+            sent += batch
+            return batch.map { _ in results.isEmpty ? .delivered(id: nil) : results.removeFirst() }
+        }
+    }
+
+    let store = InMemoryTokenStore()
+    let upstream = Upstream()
+    let answers = MatrixAnswerLog()
+    /// The one key the test's point check takes as on the curve.
+    static let p256dh = [UInt8(4)] + [UInt8](repeating: 7, count: 64)
+    let apnsKey = DeviceToken.fromHex(String(repeating: "ab", count: 32))!.base64
+
+    override func setUpWithError() throws {
+        try store.addApp(
+            RegisteredApp(
+                id: AppID("im.example.ios")!, credentials: .apnsToken(teamID: "T", keyID: "K", privateKeyPEM: "-"),
+                apnsTopic: "im.example", apnsPushType: .alert),
+            replacing: false)
+        try store.addApp(
+            RegisteredApp(id: AppID("im.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "-", subject: "mailto:a@b")),
+            replacing: false)
+    }
+
+    private func notify(_ devices: String, from address: String = "127.0.0.1") -> Response {
+        let gateway = MatrixGateway(
+            apps: store, directory: NoStoredDevices(), deliverer: upstream,
+            webPushSubscriptions: WebPushSubscriptionCheck(
+                endpoints: .publicPushServices, isP256Point: { $0 == MatrixGatewayTests.p256dh }),
+            homeservers: try! MatrixHomeservers(listing: "127.0.0.1,10.0.0.0/8"), answers: answers)
+        let body = #"{"notification": {"event_id": "$e", "room_id": "!r:x", "type": "m.room.message", "devices": [\#(devices)]}}"#
+        let request = Request(
+            method: "POST", path: "/_matrix/push/v1/notify", headers: ["content-type": "application/json"],
+            body: Array(body.utf8), remoteAddress: address)
+        return gateway.handle(request).settled()
+    }
+
+    private var ios: String { #"{"app_id": "im.example.ios", "pushkey": "\#(apnsKey)"}"# }
+
+    func testEachUpstreamResultAsTheHomeserverIsTold() throws {
+        upstream.results = [.deadToken(reason: "Unregistered", since: nil)]
+        XCTAssertEqual(String(decoding: notify(ios).body, as: UTF8.self), #"{"rejected":["\#(apnsKey)"]}"#)
+        upstream.results = [.rejected(status: 400, reason: "TopicDisallowed")]
+        XCTAssertEqual(String(decoding: notify(ios).body, as: UTF8.self), #"{"rejected":["\#(apnsKey)"]}"#)
+        upstream.results = [.rejected(status: 403, reason: "InvalidProviderToken")]
+        XCTAssertEqual(notify(ios).status, 502)
+        upstream.results = [.retryLater(reason: "ServiceUnavailable", afterSeconds: nil)]
+        XCTAssertEqual(notify(ios).status, 502)
+        XCTAssertEqual(String(decoding: notify(ios).body, as: UTF8.self), #"{"rejected":[]}"#)
+        XCTAssertEqual(answers.recent.map(\.status), [200, 502, 502, 200, 200])
+        XCTAssertEqual(answers.recent.last?.note, "the upstream reports the token dead: Unregistered")
+    }
+
+    func testASubscriptionToAPushServiceNotAllowedIsNeitherSentNorRejected() {
+        let p256dh = Base64.encodeURLSafe([4] + [UInt8](repeating: 7, count: 64))
+        let auth = Base64.encodeURLSafe([UInt8](repeating: 9, count: 16))
+        let response = notify(
+            #"{"app_id": "im.example.web", "pushkey": "\#(p256dh)", "data": {"endpoint": "https://push.elsewhere.example/s/1", "auth": "\#(auth)"}}"#)
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), #"{"rejected":[]}"#)
+        XCTAssertTrue(upstream.sent.isEmpty)
+
+        // On a listed push service, a key off the curve can never work: rejected.
+        let offCurve = Base64.encodeURLSafe([4] + [UInt8](repeating: 8, count: 64))
+        let rejected = notify(
+            #"{"app_id": "im.example.web", "pushkey": "\#(offCurve)", "data": {"endpoint": "https://fcm.googleapis.com/fcm/send/x", "auth": "\#(auth)"}}"#)
+        XCTAssertEqual(String(decoding: rejected.body, as: UTF8.self), #"{"rejected":["\#(offCurve)"]}"#)
+        XCTAssertTrue(upstream.sent.isEmpty)
+    }
+
+    func testOnlyListedHomeserversMayCall() {
+        XCTAssertEqual(notify(ios, from: "10.1.2.3").status, 200)
+        let refused = notify(ios, from: "192.0.2.7")
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(upstream.sent.count, 1, "nothing sent for the refused caller")
+        XCTAssertEqual(answers.recent.first?.status, 403)
+    }
+}
