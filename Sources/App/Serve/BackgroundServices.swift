@@ -83,6 +83,13 @@ struct BackgroundServices {
                 return PasswordHash.verify(password: password, against: storedHash)
             }),
             loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
+            newDeviceQuota: NewDeviceQuota(
+                limits: .init(perHour: configuration.newDevicesPerHour == 0 ? nil : configuration.newDevicesPerHour)),
+            deviceCeiling: AppDeviceCeiling(
+                maximum: configuration.maxDevicesPerApp == 0 ? nil : configuration.maxDevicesPerApp,
+                counts: { [store = database.store] in
+                    Dictionary(try store.deviceCounts().map { ($0.appID, $0.count) }, uniquingKeysWith: +)
+                }),
             queuedWrites: database.queuedWrites, metrics: metrics,
             storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
             openConnections: { OpenConnections.count(for: listening) })
