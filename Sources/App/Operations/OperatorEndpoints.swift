@@ -23,7 +23,7 @@ enum OperatorEndpoints {
                         newDevices: NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling)))),
             .init(
                 "/status/{path...}",
-                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt))),
+                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt, databaseSizes: services.databaseSizes))),
         ]
     }
 }

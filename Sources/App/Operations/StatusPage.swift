@@ -8,6 +8,8 @@ struct StatusPage: RequestHandler {
     let store: any Store
     /// When this process started, for its uptime.
     let startedAt: Date
+    /// The database's size as this process sampled it.
+    var databaseSizes = DatabaseSizeHistory()
     static let refreshSeconds = 30
 
     func handle(_ request: Request) -> Response {
@@ -16,7 +18,7 @@ struct StatusPage: RequestHandler {
         }
         let report: StatusReport
         do {
-            report = try StatusReport.read(from: store)
+            report = try StatusReport.read(from: store, databaseSizes: databaseSizes)
         } catch {
             return .internalError(error)
         }
