@@ -17,6 +17,9 @@ public struct NewDeviceGate: Sendable {
     /// No quota and no ceiling.
     public static var open: NewDeviceGate { NewDeviceGate(quota: .unlimited) }
 
+    /// Whether neither a quota nor a ceiling is set: then nothing need be told apart.
+    public var isOpen: Bool { quota.limits.perHour == nil && ceiling.maximum == nil }
+
     /// Why a new device was refused; each dialect words it in its own shape.
     public enum Refusal: Error, Equatable {
         /// The address created its quota within the hour: 429 with `Retry-After`.
