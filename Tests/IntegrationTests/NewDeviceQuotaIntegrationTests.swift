@@ -184,13 +184,23 @@ final class NewDeviceQuotaIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
     /// `::ffff:a.b.c.d`: each still has a quota and a login count of its own, and nginx's rate
     /// limit keys each apart too, instead of one /64 of zeros that every IPv4 caller shares.
     func testEveryIPv4CallerOfADualStackListenerIsCountedOnItsOwn() throws {
-        try start(perHour: 1) { prefix in try Self.listenDualStack(prefix) }
+        try start(perHour: 1, ["PUSHGATE_LOGIN_FAILURES_PER_MINUTE": "1"]) { prefix in try Self.listenDualStack(prefix) }
         let first = pushgate.client(from: "127.0.0.2")
         let second = pushgate.client(from: "127.0.0.3")
         XCTAssertEqual(try beamsClient(1, from: first).status, 201)
         XCTAssertEqual(try beamsClient(2, from: first).status, 429)
         XCTAssertEqual(try beamsClient(3, from: second).status, 201, "127.0.0.3 has a quota of its own")
         XCTAssertEqual(try report(4, from: second).status, 429, "and spent it")
+
+        // The login throttle: one failure per address a minute (distinct names, so that only
+        // the address's count decides).
+        func login(_ user: String, from client: HTTPClient) throws -> Int {
+            let basic = "Basic " + Data("\(user):wrong".utf8).base64EncodedString()
+            return try client.get("/api/push", headers: ["Authorization": basic]).status
+        }
+        XCTAssertEqual(try login("u1", from: first), 401)
+        XCTAssertEqual(try login("u2", from: first), 429)
+        XCTAssertEqual(try login("u3", from: second), 401, "127.0.0.3's failures are its own")
         let log = try String(contentsOf: pushgate.directory.appendingPathComponent("nginx/logs/access.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("::ffff:127.0.0.3 "), "the callers came as mapped addresses:\n\(log)")
     }
