@@ -38,6 +38,8 @@ public struct NewDeviceGate: Sendable {
     /// `alreadyStored` (a read) is asked only when the address has spent its quota: a request
     /// for a device stored already then goes through uncounted.
     public func admit(address: String, apps: [AppID], alreadyStored: () throws -> Bool) throws -> Ticket {
+        // Both channels of a report may name one app: it is one app's check.
+        let apps = apps.reduce(into: [AppID]()) { kept, app in if !kept.contains(app) { kept.append(app) } }
         let charge: NewDeviceQuota.Charge
         switch try quota.admit(address: address, alreadyStored: alreadyStored) {
         case .stored: return Ticket(charge: nil, apps: [])
