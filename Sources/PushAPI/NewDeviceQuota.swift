@@ -73,14 +73,16 @@ public final class NewDeviceQuota: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         sweepIfDue(at: time)
-        var times = live(charges[key] ?? [], at: time)
+        // Taken out of the table and put back, so that the array is changed in place.
+        var times = charges.removeValue(forKey: key) ?? []
+        dropExpired(&times, at: time)
         if times.count >= perHour {
             charges[key] = times
             refusals += 1
             let wait = times[times.count - perHour] + limits.windowSeconds - time
             return .refused(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
         }
-        if charges[key] == nil, charges.count >= limits.capacity { makeRoom(at: time) }
+        if times.isEmpty, charges.count >= limits.capacity { makeRoom(at: time) }
         times.append(time)
         charges[key] = times
         return .allowed(Charge(address: key, at: time))
@@ -114,7 +116,9 @@ public final class NewDeviceQuota: @unchecked Sendable {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        return live(charges[key] ?? [], at: time).count >= perHour
+        guard let times = charges[key], times.count >= perHour else { return false }
+        // Those within the window are the newest: count from the end.
+        return times[times.count - perHour] > time - limits.windowSeconds
     }
 
     /// The request created nothing after all: its charge is taken back.
@@ -122,9 +126,9 @@ public final class NewDeviceQuota: @unchecked Sendable {
         guard limits.perHour != nil else { return }
         lock.lock()
         defer { lock.unlock() }
-        guard var times = charges[charge.address], let index = times.lastIndex(of: charge.at) else { return }
-        times.remove(at: index)
-        charges[charge.address] = times.isEmpty ? nil : times
+        guard var times = charges.removeValue(forKey: charge.address) else { return }
+        if let index = times.lastIndex(of: charge.at) { times.remove(at: index) }
+        if !times.isEmpty { charges[charge.address] = times }
     }
 
     /// Requests refused since the process started, for `/metrics`.
@@ -141,10 +145,11 @@ public final class NewDeviceQuota: @unchecked Sendable {
         return charges.count
     }
 
-    private func live(_ times: [Double], at time: Double) -> [Double] {
+    /// Drops the times an hour old or older (the oldest, at the front).
+    private func dropExpired(_ times: inout [Double], at time: Double) {
         let start = time - limits.windowSeconds
-        guard let first = times.firstIndex(where: { $0 > start }) else { return [] }
-        return first == 0 ? times : Array(times[first...])
+        let expired = times.prefix { $0 <= start }.count
+        if expired > 0 { times.removeFirst(expired) }
     }
 
     /// Under the lock, once a window: every address whose charges all expired goes.
