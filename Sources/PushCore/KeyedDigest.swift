@@ -1,4 +1,4 @@
-/// A 128-bit digest of what a caller may choose (a user name, a report's tokens), keyed by the
+/// A 128-bit digest of what a caller may choose (a user name), keyed by the
 /// process's random hashing seed: two SipHash values, so that a key of a table costs 16 bytes
 /// whatever it digests, and no caller can make two inputs collide without knowing the seed.
 /// Never stored or sent: it means nothing to another process.
