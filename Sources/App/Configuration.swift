@@ -102,6 +102,13 @@ public struct Configuration: Sendable {
     /// a login is answered 429 without hashing (see `LoginThrottle`).
     public var passwordCheckThreads = 2
     public var loginFailuresPerMinute = 10
+    /// New devices or clients one client address (IPv6: its /64) may create in an hour
+    /// through the Token Reporter, the Beams device and client APIs and the bridge's `pnsub`
+    /// (see `NewDeviceQuota`); 0: no quota.
+    public var newDevicesPerHour = NewDeviceQuota.defaultPerHour
+    /// The most devices one app may have; a new one past it is refused with 507 (see
+    /// `AppDeviceCeiling`). 0: no ceiling.
+    public var maxDevicesPerApp = 0
 
     public init() {}
 
@@ -227,6 +234,8 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),
         .integer("PUSHGATE_PASSWORD_CHECK_THREADS", "threads that hash cospace login passwords, apart from PUSHGATE_THREADS: logins never take more CPU than these", \.passwordCheckThreads, 1...64),
         .integer("PUSHGATE_LOGIN_FAILURES_PER_MINUTE", "failed cospace logins allowed per client address (IPv6: per /64) and per user name a minute; more are answered 429 without hashing", \.loginFailuresPerMinute, 1...100_000),
+        .integer("PUSHGATE_NEW_DEVICES_PER_HOUR", "new devices or clients one client address (IPv6: per /64) may create an hour through the Token Reporter, the Beams device and client APIs and bridge pnsub, counted by each serve; more are answered 429; 0: no limit", \.newDevicesPerHour, 0...100_000_000),
+        .integer("PUSHGATE_MAX_DEVICES_PER_APP", "the most devices one app may have; a new device past it is refused with 507 in the dialect's shape (stored devices report as before); 0: no ceiling", \.maxDevicesPerApp, 0...1_000_000_000),
     ]
 
     /// Keys earlier versions read, with why they are gone: a configuration an upgrade left

@@ -19,6 +19,9 @@ final class Housekeeper: @unchecked Sendable {
     private let batchSize: Int
     private let logger: Logger
     private let clock: @Sendable () -> Int64
+    /// Called on every tick (each minute) with the time, whether this node runs housekeeping
+    /// or not: serve samples the database's size on it (`DatabaseSizeHistory`).
+    private let everyTick: @Sendable (Int64) -> Void
     private let queue = DispatchQueue(label: "pushgate.housekeeping")
     private let timer: DispatchSourceTimer
     private var stopping = false
@@ -33,8 +36,10 @@ final class Housekeeper: @unchecked Sendable {
     init(
         store: any HousekeepingStore, policy: RetentionPolicy, interval: Int64 = defaultIntervalSeconds,
         firstRunAfterSeconds: Int = 60, batchSize: Int = defaultBatchSize, logger: Logger,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        everyTick: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
+        self.everyTick = everyTick
         self.store = store
         self.policy = policy
         self.interval = interval
@@ -62,6 +67,7 @@ final class Housekeeper: @unchecked Sendable {
     private var isStopping: Bool { lock.withLock { stopping } }
 
     private func runIfDue() {
+        everyTick(clock())
         do {
             let now = clock()
             guard try store.claimHousekeepingRun(now: now, interval: interval) else { return }

@@ -23,6 +23,12 @@ struct RouteServices: Sendable {
     var cospacePasswords = VerifiedPasswordCache()
     /// Failed cospace logins of the whole process, counted before any hashing.
     var loginThrottle = LoginThrottle()
+    /// New devices per client address, counted across the dialects that create them.
+    var newDeviceQuota = NewDeviceQuota.unlimited
+    /// The most devices one app may have (`PUSHGATE_MAX_DEVICES_PER_APP`); none by default.
+    var deviceCeiling = AppDeviceCeiling.none
+    /// The Token Reporter reports this process stored lately (see `StoredReports`).
+    var storedReports = StoredReports()
     /// The writes the backend queues for batches, whose stalls `/readyz` reports; nil when
     /// every write is its own transaction.
     var queuedWrites: (any QueuedWrites)? = nil
@@ -36,6 +42,8 @@ struct RouteServices: Sendable {
     var startedAt = Date()
     /// The FastCGI connections this process holds open now, for `/metrics`.
     var openConnections: @Sendable () -> Int? = { nil }
+    /// The database's size as this process sampled it (for /status' growth over a day).
+    var databaseSizes = DatabaseSizeHistory()
 }
 
 /// Which endpoint answers which path: serve's one router, over the process's one store.
@@ -43,7 +51,10 @@ enum Routes {
     static func router(store: any Store, services: RouteServices) -> Router {
         let subscriptions = WebPushSubscriptionCheck(
             endpoints: services.configuration.webPushEndpoints, isP256Point: P256PublicPoint.isValid)
-        let reporter = TokenReporter(apps: store, accounts: store, subscriptions: subscriptions)
+        let gate = NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling)
+        let reporter = TokenReporter(
+            apps: store, accounts: store, directory: store, gate: gate, stored: services.storedReports,
+            subscriptions: subscriptions)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
         let cospacePasswords = services.cospacePasswords
@@ -75,7 +86,7 @@ enum Routes {
         let beamsDevices = BeamsDeviceAPI(
             store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
             now: { Int64(Date().timeIntervalSince1970) }, subscriptions: subscriptions,
-            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() })
+            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() }, gate: gate)
         let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
         let publishes = SenderOnly(
             BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox), senders: senders)
@@ -83,7 +94,8 @@ enum Routes {
             BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
             senders: senders)
         let bridge = NotificationBridge(
-            apps: store, subscriptions: store, bridgeApps: bridgeApps, topics: services.configuration.bridgeTopics)
+            apps: store, subscriptions: store, bridgeApps: bridgeApps, topics: services.configuration.bridgeTopics,
+            devices: store, gate: gate)
         let topics = SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox), senders: senders)
         // The most specific route takes a path, whatever the order here (see RouteTable); a
@@ -93,8 +105,8 @@ enum Routes {
             reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
             cospace.routes, cospaceEvents.routes, pnm2.routes,
             [.init("/device_api/{path...}", beamsDevices), .init("/instances/{path...}", beamsDevices)],
-            BeamsClientAPI(store: store, identifiers: identifiers).routes, publishes.routes, userPublishes.routes,
-            beamsUsers.routes, matrix.routes,
+            BeamsClientAPI(store: store, identifiers: identifiers, gate: gate).routes, publishes.routes,
+            userPublishes.routes, beamsUsers.routes, matrix.routes,
         ]
         return Router(
             routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),

@@ -38,6 +38,9 @@ public protocol OperationsStatusStore: Sendable {
     func recordAppCheck(_ check: AppCheckRecord) throws
     /// Every registered app's last `apps check`.
     func appChecks() throws -> [AppCheckRecord]
+    /// Bytes the database takes on disk: SQLite's file and its WAL, PostgreSQL's
+    /// `pg_database_size` of the current database.
+    func databaseBytes() throws -> Int64
 }
 
 /// The outcome of one `pushgate apps check`: whether APNs or Google accepted the credentials.

@@ -69,6 +69,8 @@ final class PushgateCluster {
         environment["PUSHGATE_DATABASE_URL"] = databaseURL
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_THREADS"] = "8"
+        // Tests create many devices from one loopback address; the quota's own tests set it lower.
+        environment["PUSHGATE_NEW_DEVICES_PER_HOUR"] = "100000"
         environment["PUSHGATE_DATABASE_POOL"] = "4"
         // The socket is 0660: nginx's workers reach it through its group.
         if let group = NginxProcess.workerGroup { environment["PUSHGATE_SOCKET_GROUP"] = group }

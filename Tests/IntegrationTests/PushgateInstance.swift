@@ -26,6 +26,9 @@ final class PushgateInstance {
     private let extraEnvironment: [String: String]
     /// What render-nginx reads: serve's `PUSHGATE_MATRIX_HOMESERVERS` unless given apart.
     private let nginxEnvironment: [String: String]
+    /// Runs on the rendered nginx prefix before nginx starts: a test that needs a variation
+    /// of the configuration (another listen line) sets it before `start()`.
+    var adjustNginx: (URL) throws -> Void = { _ in }
     /// With PUSHGATE_TEST_DATABASE_URL set, the instance stores in PostgreSQL instead of
     /// SQLite: in a schema of its own (made by psql), dropped by `stop()`.
     private let postgreSQLSchema: String?
@@ -79,6 +82,8 @@ final class PushgateInstance {
         environment["PUSHGATE_DB"] = database
         environment["PUSHGATE_SOCKET"] = socket
         environment["PUSHGATE_THREADS"] = "8"
+        // Tests create many devices from one loopback address; the quota's own tests set it lower.
+        environment["PUSHGATE_NEW_DEVICES_PER_HOUR"] = "100000"
         // The socket is 0660: nginx's workers reach it through its group.
         if let group = NginxProcess.workerGroup { environment["PUSHGATE_SOCKET_GROUP"] = group }
         if let postgreSQLURL { environment["PUSHGATE_DATABASE_URL"] = postgreSQLURL }
@@ -96,7 +101,7 @@ final class PushgateInstance {
         let maxBody = Int(extraEnvironment["PUSHGATE_MAX_BODY_BYTES"] ?? "1048576")! * 2
         nginx = try NginxProcess(
             prefix: directory.appendingPathComponent("nginx"), port: port, socketPath: socket, maxBody: String(maxBody),
-            environment: nginxEnvironment)
+            environment: nginxEnvironment, adjust: adjustNginx)
         try waitFor("pushgate through nginx on port \(port)") { (try? self.client.get("/healthz").status) == 200 }
     }
 
@@ -135,6 +140,9 @@ final class PushgateInstance {
     }
 
     var client: HTTPClient { HTTPClient(port: port) }
+
+    /// A client connecting from another loopback address (127.0.0.2, …): another caller.
+    func client(from sourceAddress: String) -> HTTPClient { HTTPClient(port: port, sourceAddress: sourceAddress) }
 
     /// The responder's log so far, for assertions and failure messages.
     var serveLog: String {

@@ -102,4 +102,60 @@ final class LoginThrottleTests: XCTestCase {
         throttle.cancelled(attempt)
         XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.7", user: "alice")))
     }
+
+    /// Mapped IPv4 in every spelling a front server might pass: each is its IPv4 address,
+    /// not one /64 that every IPv4 caller of a dual-stack listener would share.
+    func testEveryIPv4CallerOfADualStackListenerHasItsOwnCount() {
+        let throttle = throttle(failures: 1)
+        _ = throttle.begin(address: "::ffff:192.0.2.1", user: "u1")
+        XCTAssertFalse(throttle.refuses(address: "::ffff:192.0.2.2", user: "u2"), "another IPv4 caller")
+        XCTAssertTrue(throttle.refuses(address: "0:0:0:0:0:ffff:c000:201", user: "u2"), "192.0.2.1 in hex")
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.1", user: "u2"))
+    }
+
+    /// Entries go once their window is over, long before the tables are full: a flood of
+    /// names is forgotten a window after it stops.
+    func testEntriesExpireByTimeWithoutReachingCapacity() {
+        let throttle = throttle()
+        for index in 0..<500 {
+            _ = throttle.begin(address: "10.0.\(index / 250).\(index % 250)", user: "name-\(index)")
+        }
+        let right = allowed(throttle.begin(address: "198.51.100.9", user: "alice"))!
+        throttle.succeeded(right)
+        XCTAssertEqual(
+            throttle.remembered, .init(addresses: 500, users: 500, knownAddresses: 1), "alice's success is no failure")
+        clock.advance(61)
+        _ = throttle.begin(address: "203.0.113.1", user: "bob")
+        XCTAssertEqual(
+            throttle.remembered, .init(addresses: 1, users: 1, knownAddresses: 1),
+            "the expired failures went; alice's known address stays its week")
+        clock.advance(7 * 86_400)
+        _ = throttle.begin(address: "203.0.113.2", user: "carol")
+        XCTAssertEqual(throttle.remembered, .init(addresses: 1, users: 1, knownAddresses: 0))
+    }
+
+    /// Under a spray of live names, no table passes its capacity.
+    func testTablesStayWithinTheirCapacity() {
+        let throttle = LoginThrottle(
+            limits: .init(failuresPerWindow: 1_000, windowSeconds: 60, capacity: 100), now: clock.now)
+        for index in 0..<1_000 {
+            _ = throttle.begin(address: "10.1.\(index / 250).\(index % 250)", user: "spray-\(index)")
+            let remembered = throttle.remembered
+            XCTAssertLessThanOrEqual(remembered.addresses, 100)
+            XCTAssertLessThanOrEqual(remembered.users, 100)
+        }
+    }
+
+    /// A user name is kept as a digest of 16 bytes, whatever its length; names differing only
+    /// after a long common start are still told apart.
+    func testUserNamesAreKeptAsFixedSizeDigests() {
+        XCTAssertEqual(MemoryLayout<LoginThrottle.UserNameKey>.size, 16)
+        let prefix = String(repeating: "x", count: 6_000)
+        XCTAssertEqual(LoginThrottle.UserNameKey(prefix + "a"), LoginThrottle.UserNameKey(prefix + "a"))
+        XCTAssertNotEqual(LoginThrottle.UserNameKey(prefix + "a"), LoginThrottle.UserNameKey(prefix + "b"))
+        let throttle = throttle(failures: 1)
+        _ = throttle.begin(address: "192.0.2.1", user: prefix + "a")
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.2", user: prefix + "a"))
+        XCTAssertFalse(throttle.refuses(address: "192.0.2.2", user: prefix + "b"))
+    }
 }

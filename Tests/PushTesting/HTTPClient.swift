@@ -11,10 +11,14 @@ public struct HTTPClient: Sendable {
     /// How long one send or receive may block, in seconds. Clients are cheap: for another
     /// timeout on one call, make a client for it.
     public let timeoutSeconds: Int
+    /// The loopback address the connection comes from (any of 127.0.0.0/8: Linux answers
+    /// them all), so that a test can be several clients; nil: the kernel's pick, 127.0.0.1.
+    public let sourceAddress: String?
 
-    public init(port: Int, timeoutSeconds: Int = 30) {
+    public init(port: Int, timeoutSeconds: Int = 30, sourceAddress: String? = nil) {
         self.port = port
         self.timeoutSeconds = timeoutSeconds
+        self.sourceAddress = sourceAddress
     }
 
     public struct Response: Sendable {
@@ -107,6 +111,21 @@ public struct HTTPClient: Sendable {
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let sourceAddress {
+            var source = sockaddr_in()
+            source.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, sourceAddress, &source.sin_addr) == 1 else {
+                close(fd)
+                throw Failure(description: "not an IPv4 address: \(sourceAddress)")
+            }
+            let bound = withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw Failure(description: "bind to \(sourceAddress): errno \(errno)")
+            }
+        }
         var address = loopbackAddress(port: port)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import PushAPI
 import PushCore
 
 /// `GET /metrics`: every metric of this process (a node of several exposes its own) in
@@ -10,6 +11,8 @@ struct MetricsPage: RequestHandler {
     let store: any Store
     /// The FastCGI connections open now (nil: unknown).
     let openConnections: @Sendable () -> Int?
+    /// The new-device quota and ceiling, whose refusals (and the ceiling's counts) are shown.
+    var newDevices = NewDeviceGate.open
 
     func handle(_ request: Request) -> Response {
         guard Self.isPagePath(request.path) else {
@@ -22,9 +25,24 @@ struct MetricsPage: RequestHandler {
         if let open = openConnections() {
             Gauge(label: "pushgate_fastcgi_connections", factory: metrics.factory).record(open)
         }
+        recordNewDevices()
         return Response(
             status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
             body: request.method == "HEAD" ? [] : metrics.exposition())
+    }
+
+    /// New devices refused since `serve` started, by why (an address past
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR`, an app at `PUSHGATE_MAX_DEVICES_PER_APP`), and with a
+    /// ceiling set, each app's devices as the ceiling last counted them.
+    private func recordNewDevices() {
+        let refused = [("address_quota", newDevices.quota.refused), ("app_ceiling", newDevices.ceiling.refused)]
+        for (reason, count) in refused {
+            Gauge(label: "pushgate_new_devices_refused", dimensions: [("reason", reason)], factory: metrics.factory)
+                .record(count)
+        }
+        for (app, count) in newDevices.ceiling.devices {
+            Gauge(label: "pushgate_app_devices", dimensions: [("app", app)], factory: metrics.factory).record(count)
+        }
     }
 
     /// `/metrics`, or `/metrics/node/K`: with several nodes behind one nginx, nginx passes that

@@ -19,10 +19,15 @@ enum OperatorEndpoints {
                     access: access,
                     page: MetricsPage(
                         metrics: services.metrics, gauges: gauges, store: store,
-                        openConnections: services.openConnections))),
+                        openConnections: services.openConnections,
+                        newDevices: NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling)))),
             .init(
                 "/status/{path...}",
-                OperatorOnly(access: access, page: StatusPage(store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers))),
+                OperatorOnly(
+                    access: access,
+                    page: StatusPage(
+                        store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers,
+                        databaseSizes: services.databaseSizes))),
         ]
     }
 }

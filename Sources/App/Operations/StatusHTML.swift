@@ -161,6 +161,7 @@ struct StatusHTML {
         let deadStyle = outbox.dead > 0 ? " bad" : ""
         html += "<div class=\"tile\(deadStyle)\" id=\"outbox-dead\"><b>\(outbox.dead)</b>dead letters</div></div>\n"
         html += housekeepingLine()
+        html += "<p id=\"database-size\">Database: \(HTMLText.escape(report.databaseSize.summary)).</p>\n"
         guard !report.deadLetters.isEmpty else { return html }
         html += """
             <p>Newest dead letters (<code>pushgate outbox dead</code>, <code>pushgate outbox retry</code>):</p>

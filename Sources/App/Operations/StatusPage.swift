@@ -11,6 +11,8 @@ struct StatusPage: RequestHandler {
     let startedAt: Date
     /// The Matrix dialect's last answers in this process.
     var matrixAnswers: MatrixAnswerLog? = nil
+    /// The database's size as this process sampled it.
+    var databaseSizes = DatabaseSizeHistory()
     static let refreshSeconds = 30
 
     func handle(_ request: Request) -> Response {
@@ -19,7 +21,7 @@ struct StatusPage: RequestHandler {
         }
         let report: StatusReport
         do {
-            report = try StatusReport.read(from: store)
+            report = try StatusReport.read(from: store, databaseSizes: databaseSizes)
         } catch {
             return .internalError(error)
         }

@@ -14,6 +14,8 @@ import PushStore
 struct BackgroundServices {
     let delivery: DeliveryStack
     let outbox: OutboxWorker
+    /// The database's size, sampled hourly on housekeeping's timer, for /status.
+    let databaseSizes: DatabaseSizeHistory
 
     static func start(
         in services: ServiceList, runtime: Runtime, database: any ServedDatabase, metrics: OperatorMetrics
@@ -33,13 +35,21 @@ struct BackgroundServices {
         }
         // Nothing grows forever: devices nobody reports, unregistered apps' tokens and old
         // dead letters go.
+        let databaseSizes = DatabaseSizeHistory()
         try services.start(
             Housekeeper(
                 store: store,
                 policy: RetentionPolicy(
                     deviceDays: configuration.deviceRetentionDays, deadLetterDays: configuration.deadLetterRetentionDays),
-                logger: logger))
-        return BackgroundServices(delivery: delivery, outbox: outbox)
+                logger: logger,
+                everyTick: { now in
+                    do {
+                        try databaseSizes.sampleIfDue(now: now) { try store.databaseBytes() }
+                    } catch {
+                        logger.warning("reading the database's size failed, the next tick tries again: \(error)")
+                    }
+                }))
+        return BackgroundServices(delivery: delivery, outbox: outbox, databaseSizes: databaseSizes)
     }
 
     /// One outbox worker per process: queued pushes left by an earlier run (or a crash) go
@@ -83,8 +93,15 @@ struct BackgroundServices {
                 return PasswordHash.verify(password: password, against: storedHash)
             }),
             loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
+            newDeviceQuota: NewDeviceQuota(
+                limits: .init(perHour: configuration.newDevicesPerHour == 0 ? nil : configuration.newDevicesPerHour)),
+            deviceCeiling: AppDeviceCeiling(
+                maximum: configuration.maxDevicesPerApp == 0 ? nil : configuration.maxDevicesPerApp,
+                counts: { [store = database.store] in
+                    Dictionary(try store.deviceCounts().map { ($0.appID, $0.count) }, uniquingKeysWith: +)
+                }),
             queuedWrites: database.queuedWrites, metrics: metrics,
             storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
-            openConnections: { OpenConnections.count(for: listening) })
+            openConnections: { OpenConnections.count(for: listening) }, databaseSizes: databaseSizes)
     }
 }

@@ -19,6 +19,9 @@ enum ReporterError: DialectError, Equatable {
     case tokenWithoutAppID(token: String, appID: String)
     /// The whole request refused before it was read (a path nginx would read otherwise).
     case badRequest(String)
+    /// A new device refused: the caller's address created `PUSHGATE_NEW_DEVICES_PER_HOUR`
+    /// within the hour, or the app has `PUSHGATE_MAX_DEVICES_PER_APP`. Nothing was stored.
+    case newDeviceRefused(NewDeviceGate.Refusal)
 
     var response: Response {
         switch self {
@@ -52,6 +55,12 @@ enum ReporterError: DialectError, Equatable {
             return .text(400, "\(token) was given without \(appID)")
         case .badRequest(let reason):
             return .text(400, reason)
+        case .newDeviceRefused(.addressQuota(let seconds)):
+            return .text(
+                429, "too many new devices from this address: try again in \(seconds) s",
+                headers: [("Retry-After", String(seconds))])
+        case .newDeviceRefused(.appCeiling(let app, let maximum)):
+            return .text(507, "\(app) has \(maximum) devices, the most this server keeps: no new device is stored")
         }
     }
 

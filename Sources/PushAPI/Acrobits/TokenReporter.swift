@@ -8,16 +8,31 @@ public struct TokenReporter: DialectHandler {
     private let apps: any AppCatalog
     private let accounts: any AcrobitsAccountStore
     private let subscriptions: WebPushSubscriptionCheck
+    private let directory: (any AcrobitsPushDirectory)?
+    private let gate: NewDeviceGate
+    private let stored: StoredReports
 
     /// Where the two URL styles of the document are served.
     public static let queryStylePrefix = "/token"
     public static let pathStylePrefix = "/pushToken"
 
-    /// - Parameter subscriptions: what a web app's token, a browser's push subscription, must
-    ///   be to be stored (its endpoint on the allow-list, its keys usable).
-    public init(apps: any AppCatalog, accounts: any AcrobitsAccountStore, subscriptions: WebPushSubscriptionCheck) {
+    /// - Parameters:
+    ///   - directory: reads an account's stored tokens, to tell a report this process has not
+    ///     stored before from a new account (nil: every such report counts as new).
+    ///   - gate: the new devices each client address may create and each app may have
+    ///     (shared by every dialect).
+    ///   - stored: the reports this process stored lately (see `StoredReports`).
+    ///   - subscriptions: what a web app's token, a browser's push subscription, must be to be
+    ///     stored (its endpoint on the allow-list, its keys usable).
+    public init(
+        apps: any AppCatalog, accounts: any AcrobitsAccountStore, directory: (any AcrobitsPushDirectory)? = nil,
+        gate: NewDeviceGate = .open, stored: StoredReports = StoredReports(), subscriptions: WebPushSubscriptionCheck
+    ) {
         self.apps = apps
         self.accounts = accounts
+        self.directory = directory
+        self.gate = gate
+        self.stored = stored
         self.subscriptions = subscriptions
     }
 
@@ -53,8 +68,55 @@ public struct TokenReporter: DialectHandler {
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
         let report = try parse(request)
-        try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
+        // No token (an iOS app before it has one) creates nothing: the store's to answer.
+        // Without a quota or a ceiling nothing need be told apart either.
+        guard !report.tokens.isEmpty, !gate.isOpen else {
+            try save(report)
+            return .emptyOK
+        }
+        // The common request: the tokens this process stored for the account last time. It
+        // creates nothing, so it goes straight to the store, as before the quota.
+        let digest = StoredReports.digest(selector: report.selector, tokens: report.tokens)
+        if stored.contains(digest) {
+            try save(report)
+            return .emptyOK
+        }
+        // Not seen here: a new account or token, or an account's first report since `serve`
+        // started. Only what the store does not hold yet counts against the quota.
+        if try isStored(report) {
+            try save(report)
+        } else {
+            let ticket: NewDeviceGate.Ticket
+            do {
+                ticket = try gate.admit(
+                    address: request.remoteAddress, apps: report.tokens.map(\.appID), alreadyStored: { false })
+            } catch let refusal as NewDeviceGate.Refusal {
+                throw ReporterError.newDeviceRefused(refusal)
+            }
+            do {
+                try save(report)
+            } catch {
+                gate.nothingCreated(ticket)
+                throw error
+            }
+            gate.created(ticket)
+        }
+        stored.insert(digest)
         return .emptyOK
+    }
+
+    private func save(_ report: Report) throws {
+        try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
+    }
+
+    /// Whether the account's channels already hold the report's tokens (one read of its links).
+    private func isStored(_ report: Report) throws -> Bool {
+        guard let directory else { return false }
+        let devices = try directory.accountDevices(selector: report.selector)
+        return report.tokens.allSatisfy { token in
+            guard let device = devices[token.channel] else { return false }
+            return device.appID == token.appID && device.token == token.token
+        }
     }
 
     struct Report: Equatable {

@@ -12,17 +12,21 @@ public struct BeamsClientAPI: DialectHandler {
 
     private let store: any BeamsStore
     private let identifiers: RandomIdentifier
+    private let gate: NewDeviceGate
 
-    public init(store: any BeamsStore, identifiers: RandomIdentifier) {
+    /// - Parameter gate: the new devices each client address may create and each app may
+    ///   have (shared by every dialect); every registration here makes a new client.
+    public init(store: any BeamsStore, identifiers: RandomIdentifier, gate: NewDeviceGate = .open) {
         self.store = store
         self.identifiers = identifiers
+        self.gate = gate
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
         switch try BeamsClientPath(request.route?.parameters ?? RouteParameters()) {
         case .clients:
             try require(request, ["POST"])
-            return try register(BeamsJSONBody(request))
+            return try register(BeamsJSONBody(request), from: request.remoteAddress)
         case .token(let clientID):
             try require(request, ["PUT"])
             return try replaceToken(clientID: clientID, BeamsJSONBody(request))
@@ -38,7 +42,7 @@ public struct BeamsClientAPI: DialectHandler {
     }
 
     /// `POST /v1/clients`: 201 with the new client.
-    private func register(_ body: BeamsJSONBody) throws -> Response {
+    private func register(_ body: BeamsJSONBody, from address: String) throws -> Response {
         let appKey = try body.string("app_key")
         let type = try body.platformType()
         let text = try body.string("token")
@@ -54,7 +58,19 @@ public struct BeamsClientAPI: DialectHandler {
         }
         let token = try Self.token(text, type: type, app: app)
         let id = try identifiers.uuid()
-        try store.addBeamsClient(id: id, appID: app.id, token: token, reportedToken: text)
+        let ticket: NewDeviceGate.Ticket
+        do {
+            ticket = try gate.admit(address: address, apps: [app.id], alreadyStored: { false })
+        } catch let refusal as NewDeviceGate.Refusal {
+            throw BeamsError.newDeviceRefused(refusal)
+        }
+        do {
+            try store.addBeamsClient(id: id, appID: app.id, token: token, reportedToken: text)
+        } catch {
+            gate.nothingCreated(ticket)
+            throw error
+        }
+        gate.created(ticket)
         return Self.client(201, id: id, type: type, token: text)
     }
 

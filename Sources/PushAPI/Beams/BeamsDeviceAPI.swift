@@ -20,13 +20,14 @@ public struct BeamsDeviceAPI: DialectHandler {
     /// Interests one list page holds at most (and by default).
     static let interestsPerPage = 100
 
-    public typealias Store = BeamsStore & BeamsDeviceStore & BeamsTokenSecretStore & AppCatalog
+    public typealias Store = BeamsStore & BeamsDeviceStore & BeamsTokenSecretStore & AppCatalog & AcrobitsPushDirectory
 
     private let store: any Store
     private let identifiers: RandomIdentifier
     private let userToken: BeamsUserToken
     private let subscriptions: WebPushSubscriptionCheck
     private let vapidPublicKey: @Sendable (_ privateKeyPEM: String) -> String?
+    private let gate: NewDeviceGate
 
     /// - Parameters:
     ///   - verifiedClaims: the claims of a token whose HS256 signature is the secret's
@@ -36,12 +37,15 @@ public struct BeamsDeviceAPI: DialectHandler {
     ///     allow-list, its keys usable).
     ///   - vapidPublicKey: the base64url public key of a VAPID private key (PushCrypto's
     ///     `VAPIDKey`), nil when the PEM is not one.
+    ///   - gate: the new devices each client address may create and each app may have
+    ///     (shared by every dialect).
     public init(
         store: any Store, identifiers: RandomIdentifier,
         verifiedClaims: @escaping @Sendable (_ token: String, _ secret: String) -> [String: JSONValue]?,
         now: @escaping @Sendable () -> Int64, subscriptions: WebPushSubscriptionCheck,
-        vapidPublicKey: @escaping @Sendable (_ privateKeyPEM: String) -> String?
+        vapidPublicKey: @escaping @Sendable (_ privateKeyPEM: String) -> String?, gate: NewDeviceGate = .open
     ) {
+        self.gate = gate
         self.store = store
         self.identifiers = identifiers
         self.subscriptions = subscriptions
@@ -57,7 +61,7 @@ public struct BeamsDeviceAPI: DialectHandler {
             return try vapidKey(path)
         case .devices:
             try require(request, ["POST"])
-            return try register(path, BeamsJSONBody(request))
+            return try register(path, BeamsJSONBody(request), from: request.remoteAddress)
         case .device(let id):
             try require(request, ["GET", "DELETE"])
             guard let id else {
@@ -97,7 +101,7 @@ public struct BeamsDeviceAPI: DialectHandler {
 
     /// `POST …/devices/{platform}`: `{"id", "initialInterestSet"}`; a token registered before
     /// gets its client back (iOS registers on every launch).
-    private func register(_ path: BeamsDevicePath, _ body: BeamsJSONBody) throws -> Response {
+    private func register(_ path: BeamsDevicePath, _ body: BeamsJSONBody, from address: String) throws -> Response {
         let instance = try self.instance(path)
         guard let platform = path.platform, let app = instance.app(for: platform) else {
             throw BeamsError.invalidField(
@@ -113,8 +117,24 @@ public struct BeamsDeviceAPI: DialectHandler {
         let metadata = try Self.metadata(body.fields["metadata"])
         // Beams' web device ids say what they are; the web SDK does not look.
         let newID = (platform == .web ? "web-" : "") + (try identifiers.uuid())
-        let registration = try store.registerBeamsDevice(
-            newID: newID, appID: app.id, token: token, reportedToken: text, metadata: metadata)
+        let ticket: NewDeviceGate.Ticket
+        do {
+            ticket = try gate.admit(address: address, apps: [app.id]) {
+                try store.storedDevices([(app.id, token)]).first! != nil
+            }
+        } catch let refusal as NewDeviceGate.Refusal {
+            throw BeamsError.newDeviceRefused(refusal)
+        }
+        let registration: BeamsRegistration
+        do {
+            registration = try store.registerBeamsDevice(
+                newID: newID, appID: app.id, token: token, reportedToken: text, metadata: metadata)
+        } catch {
+            gate.nothingCreated(ticket)
+            throw error
+        }
+        // A token registered before got its client back: nothing new was made.
+        if registration.id == newID { gate.created(ticket) } else { gate.nothingCreated(ticket) }
         let body = JSONValue.object([
             "id": .string(registration.id),
             "initialInterestSet": .array(registration.interests.map(JSONValue.string)),

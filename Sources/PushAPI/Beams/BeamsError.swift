@@ -14,6 +14,10 @@ enum BeamsError: DialectError, Equatable {
     case unauthorized(String)
     case forbidden(String)
     case instanceNotFound
+    /// A new device or client refused: the caller's address created
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR` within the hour, or the app has
+    /// `PUSHGATE_MAX_DEVICES_PER_APP`. Nothing was stored.
+    case newDeviceRefused(NewDeviceGate.Refusal)
 
     var status: Int {
         switch self {
@@ -23,6 +27,8 @@ enum BeamsError: DialectError, Equatable {
         case .unprocessable: return 422
         case .unauthorized: return 401
         case .forbidden: return 403
+        case .newDeviceRefused(.addressQuota): return 429
+        case .newDeviceRefused(.appCeiling): return 507
         }
     }
 
@@ -36,6 +42,8 @@ enum BeamsError: DialectError, Equatable {
         case .unauthorized: return "Unauthorized"
         case .forbidden: return "Forbidden"
         case .instanceNotFound: return "Instance not found"
+        case .newDeviceRefused(.addressQuota): return "Too Many Requests"
+        case .newDeviceRefused(.appCeiling): return "Insufficient Storage"
         }
     }
 
@@ -48,6 +56,10 @@ enum BeamsError: DialectError, Equatable {
         case .unreadableBody(let why): return "Failed to read body as a JSON object: \(why)."
         case .invalidField(let why), .unprocessable(let why), .unauthorized(let why), .forbidden(let why): return why
         case .instanceNotFound: return "Could not find the instance."
+        case .newDeviceRefused(.addressQuota(let seconds)):
+            return "Too many new devices from this address: try again in \(seconds) seconds."
+        case .newDeviceRefused(.appCeiling(_, let maximum)):
+            return "This instance has \(maximum) devices, the most this server keeps: no new device can register."
         }
     }
 
@@ -56,6 +68,7 @@ enum BeamsError: DialectError, Equatable {
         switch self {
         case .methodNotAllowed(let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
         case .unauthorized: headers.append(("WWW-Authenticate", SenderAuthorization.challenge))
+        case .newDeviceRefused(.addressQuota(let seconds)): headers.append(("Retry-After", String(seconds)))
         default: break
         }
         return Self.render(status: status, title: title, description: description, headers: headers)

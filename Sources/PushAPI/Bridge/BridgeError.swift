@@ -30,6 +30,10 @@ enum BridgeError: DialectError, Equatable {
     case topicNotServed(String)
     /// The destination has `limit` subscriptions already.
     case tooManySubscriptions(limit: Int)
+    /// A new subscription refused: the caller's address created
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR` within the hour, or the app has
+    /// `PUSHGATE_MAX_DEVICES_PER_APP` devices. Nothing was stored.
+    case newDeviceRefused(NewDeviceGate.Refusal)
 
     var status: Int {
         switch self {
@@ -41,6 +45,8 @@ enum BridgeError: DialectError, Equatable {
         case .unauthorized: return 401
         case .forbidden, .topicNotServed: return 403
         case .tooManySubscriptions: return 422
+        case .newDeviceRefused(.addressQuota): return 429
+        case .newDeviceRefused(.appCeiling): return 507
         default: return 400
         }
     }
@@ -69,6 +75,10 @@ enum BridgeError: DialectError, Equatable {
         case .topicNotServed(let selector): return "topic selector \(selector) is outside the topics this bridge serves"
         case .tooManySubscriptions(let limit):
             return "the destination has \(limit) subscriptions, the most one may have: unsubscribe from one first"
+        case .newDeviceRefused(.addressQuota(let seconds)):
+            return "too many new subscriptions from this address: try again in \(seconds) s"
+        case .newDeviceRefused(.appCeiling(_, let maximum)):
+            return "the app has \(maximum) devices, the most this bridge keeps: no new device is stored"
         }
     }
 
@@ -76,6 +86,7 @@ enum BridgeError: DialectError, Equatable {
         switch self {
         case .methodNotAllowed: return [("Allow", "POST")]
         case .unauthorized: return [("WWW-Authenticate", SenderAuthorization.challenge)]
+        case .newDeviceRefused(.addressQuota(let seconds)): return [("Retry-After", String(seconds))]
         default: return []
         }
     }

@@ -15,11 +15,21 @@ public struct NotificationBridge: DialectHandler {
     private let subscriptions: any BridgeSubscriptionStore
     private let bridgeApps: BridgeApps
     private let topics: BridgeTopics
+    private let devices: (any AcrobitsPushDirectory)?
+    private let gate: NewDeviceGate
 
+    /// - Parameters:
+    ///   - devices: finds a stored device by its token, asked only for an address past its
+    ///     quota (a `pnsub` of a device stored already then goes through).
+    ///   - gate: the new devices each client address may create and each app may have
+    ///     (shared by every dialect); a `pnsub` that adds a subscription counts as one.
     public init(
         apps: any AppCatalog, subscriptions: any BridgeSubscriptionStore, bridgeApps: BridgeApps,
-        topics: BridgeTopics = .unrestricted
+        topics: BridgeTopics = .unrestricted, devices: (any AcrobitsPushDirectory)? = nil,
+        gate: NewDeviceGate = .open
     ) {
+        self.devices = devices
+        self.gate = gate
         self.apps = apps
         self.subscriptions = subscriptions
         self.bridgeApps = bridgeApps
@@ -40,7 +50,7 @@ public struct NotificationBridge: DialectHandler {
         let message = try BridgeMessage.parse(object)
         // From here on every answer carries the message's correlation, failures too.
         do {
-            try perform(message)
+            try perform(message, from: request.remoteAddress)
             return BridgeResponse.content(message.echo, correlation: message.correlation)
         } catch let error as BridgeError {
             throw BridgeMessage.Refusal(error: error, correlation: message.correlation)
@@ -49,7 +59,7 @@ public struct NotificationBridge: DialectHandler {
         }
     }
 
-    private func perform(_ message: BridgeMessage) throws {
+    private func perform(_ message: BridgeMessage, from address: String) throws {
         let destination = try BridgeDestination(message.destination)
         let selector: TopicSelector
         do throws(TopicSelector.ParseError) {
@@ -62,13 +72,26 @@ public struct NotificationBridge: DialectHandler {
         case .subscribe:
             // Unsubscribing stays open for every topic: it only ever removes.
             guard topics.admits(selector) else { throw BridgeError.topicNotServed(selector.canonical) }
+            let ticket: NewDeviceGate.Ticket
             do {
-                _ = try subscriptions.subscribe(
+                ticket = try gate.admit(address: address, apps: [appID]) {
+                    try devices?.storedDevices([(appID, destination.token)]).first! != nil
+                }
+            } catch let refusal as NewDeviceGate.Refusal {
+                throw BridgeError.newDeviceRefused(refusal)
+            }
+            let added: Bool
+            do {
+                added = try subscriptions.subscribe(
                     appID: appID, token: destination.token, reportedToken: message.destination,
                     selector: selector.canonical)
-            } catch let limit as TooManySubscriptions {
-                throw BridgeError.tooManySubscriptions(limit: limit.limit)
+            } catch {
+                gate.nothingCreated(ticket)
+                if let limit = error as? TooManySubscriptions { throw BridgeError.tooManySubscriptions(limit: limit.limit) }
+                throw error
             }
+            // A repeated pnsub made nothing new.
+            if added { gate.created(ticket) } else { gate.nothingCreated(ticket) }
         case .unsubscribe:
             // Unsubscribing what was never subscribed leaves the wanted state: a success, so
             // that a client retrying after a lost response is not told it failed.

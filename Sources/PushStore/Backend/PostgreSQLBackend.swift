@@ -46,6 +46,7 @@ struct PostgreSQLBackend: StoreBackend {
                 checkup.findings.append(.problem("keys", "cannot read the sender keys: \(error)"))
             }
             checkup.readAppProblems(from: store)
+            checkup.readDatabaseSize(from: store)
         }
         return checkup
     }

@@ -52,6 +52,7 @@ struct SQLiteBackend: StoreBackend {
                 checkup.apps = try store.apps()
                 checkup.senderKeys = try store.senderKeys()
                 checkup.readAppProblems(from: store)
+                checkup.readDatabaseSize(from: store)
             } catch {
                 checkup.findings.append(.problem("apps", "cannot read the registered apps: \(error)"))
             }

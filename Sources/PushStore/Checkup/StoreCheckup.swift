@@ -34,4 +34,16 @@ extension StoreCheckup {
             findings.append(.problem("apps", "cannot read the apps' last delivery problems: \(error)"))
         }
     }
+
+    /// Notes the database's size (its growth over the last day is on /status: `serve`
+    /// samples it).
+    mutating func readDatabaseSize(from store: some OperationsStatusStore) {
+        do {
+            let bytes = try store.databaseBytes()
+            findings.append(
+                .ok("database", "size \(DatabaseSize.text(bytes)) (its growth over the last day: /status)"))
+        } catch {
+            findings.append(.warning("database", "cannot read the database's size: \(error)"))
+        }
+    }
 }

@@ -23,6 +23,10 @@ extension SQLStore {
     public func lastProblems(limit: Int) throws -> [AppProblem] {
         try read { try StatusQueries.lastProblems(limit: limit, in: $0) }
     }
+
+    public func databaseBytes() throws -> Int64 {
+        try withDatabase { try DatabaseSizeQuery.bytes(in: $0) }
+    }
 }
 
 extension SQLStore {

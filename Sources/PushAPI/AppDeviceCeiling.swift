@@ -1,0 +1,80 @@
+import Foundation
+import PushCore
+
+/// The most devices one app may have (`PUSHGATE_MAX_DEVICES_PER_APP`), an operator's ceiling
+/// on what callers without a key can make an app's table grow to: past it a new device of the
+/// app is refused (507 in the dialect's shape), while its stored devices report and register
+/// as before. Off unless set.
+///
+/// The app's count is read from the store at most every `refreshSeconds` (one grouped count of
+/// the devices table, only when a request would create a device), plus the devices this
+/// process created since; several nodes each add their own, so together they may pass the
+/// ceiling by what they create within one refresh.
+public final class AppDeviceCeiling: @unchecked Sendable {
+    // @unchecked: every mutable field is touched only under `lock`.
+    public let maximum: Int?
+    public let refreshSeconds: Double
+    private let counts: @Sendable () throws -> [String: Int]
+    private let now: @Sendable () -> Double
+    private let lock = NSLock()
+    private var stored: [String: Int] = [:]
+    private var createdSince: [String: Int] = [:]
+    private var refreshedAt: Double?
+    private var refusals = 0
+
+    /// - Parameters:
+    ///   - maximum: devices per app; nil: no ceiling (nothing is ever read).
+    ///   - counts: each app's stored devices (the store's `deviceCounts`).
+    public init(
+        maximum: Int?, refreshSeconds: Double = 10, counts: @escaping @Sendable () throws -> [String: Int],
+        now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds
+    ) {
+        self.maximum = maximum.map { max(1, $0) }
+        self.refreshSeconds = refreshSeconds
+        self.counts = counts
+        self.now = now
+    }
+
+    /// No ceiling.
+    public static var none: AppDeviceCeiling { AppDeviceCeiling(maximum: nil, counts: { [:] }) }
+
+    /// Whether a new device of `app` fits under the ceiling (counts it refused when not).
+    public func admits(_ app: AppID) throws -> Bool {
+        guard let maximum else { return true }
+        let time = now()
+        lock.lock()
+        defer { lock.unlock() }
+        if refreshedAt.map({ time - $0 >= refreshSeconds }) ?? true {
+            stored = try counts()
+            createdSince = [:]
+            refreshedAt = time
+        }
+        let count = (stored[app.rawValue] ?? 0) + (createdSince[app.rawValue] ?? 0)
+        if count < maximum { return true }
+        refusals += 1
+        return false
+    }
+
+    /// A new device of `app` was stored.
+    public func created(_ app: AppID) {
+        guard maximum != nil else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        createdSince[app.rawValue, default: 0] += 1
+    }
+
+    /// New devices refused since the process started, for `/metrics`.
+    public var refused: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return refusals
+    }
+
+    /// Each app's devices as last read plus those created since (empty until a new device was
+    /// asked for with a ceiling set), for `/metrics`.
+    public var devices: [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored.merging(createdSince) { $0 + $1 }
+    }
+}
