@@ -19,8 +19,9 @@ final class Housekeeper: @unchecked Sendable {
     private let batchSize: Int
     private let logger: Logger
     private let clock: @Sendable () -> Int64
-    /// Called on every tick (each minute) with the time, whether this node runs housekeeping
-    /// or not: serve samples the database's size on it (`DatabaseSizeHistory`).
+    /// Called with the time at start and on every tick (each minute), whether this node runs
+    /// housekeeping or not: serve records the database's size on it (`DatabaseSizeSampler`),
+    /// at start so that a restart's hour has its sample too.
     private let everyTick: @Sendable (Int64) -> Void
     private let queue = DispatchQueue(label: "pushgate.housekeeping")
     private let timer: DispatchSourceTimer
@@ -54,6 +55,10 @@ final class Housekeeper: @unchecked Sendable {
     }
 
     func start() {
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.everyTick(self.clock())
+        }
         timer.resume()
     }
 

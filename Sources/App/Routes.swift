@@ -42,8 +42,6 @@ struct RouteServices: Sendable {
     var startedAt = Date()
     /// The FastCGI connections this process holds open now, for `/metrics`.
     var openConnections: @Sendable () -> Int? = { nil }
-    /// The database's size as this process sampled it (for /status' growth over a day).
-    var databaseSizes = DatabaseSizeHistory()
 }
 
 /// Which endpoint answers which path: serve's one router, over the process's one store.

@@ -1,14 +1,31 @@
-/// How large the database is, and how much it grew over the last day: for /status (and its
-/// size for `pushgate doctor`), so that growth from callers without a key is seen before the
-/// disk fills. SQLite: the database file and its WAL; PostgreSQL: `pg_database_size`.
+/// How large the database is, and how much it grew over the last day: for /status and
+/// `pushgate doctor`, so that growth from callers without a key is seen before the disk
+/// fills. SQLite: the database file and its WAL; PostgreSQL: `pg_database_size`.
+///
+/// The growth is the size now less a sample of a day before: `serve` records one sample an
+/// hour in the store (`OperationsStatusStore.recordDatabaseSize`), one for every node, kept
+/// for `keptSeconds`.
 public struct DatabaseSize: Sendable, Equatable {
     public var bytes: Int64
-    /// The newest sample `serve` took at least a day before (nil until one exists: a day
-    /// after it started).
+    /// The newest sample taken at least a day before (nil until one exists: a day after
+    /// `serve` recorded its first).
     public var dayAgo: Sample?
 
+    /// A day: the growth is over the last one.
+    public static let daySeconds: Int64 = 86_400
+    /// One sample an hour: its time is the start of its hour.
+    public static let sampleSeconds: Int64 = 3_600
+    /// How long a sample is kept: the day it is compared over, and a day's slack for a node
+    /// that was down when its hour came.
+    public static let keptSeconds: Int64 = 2 * daySeconds
+
+    /// The start of the hour `unixSeconds` is in: a sample's time.
+    public static func sampleTime(_ unixSeconds: Int64) -> Int64 {
+        unixSeconds - ((unixSeconds % sampleSeconds) + sampleSeconds) % sampleSeconds
+    }
+
     public struct Sample: Sendable, Equatable {
-        /// Unix seconds.
+        /// Unix seconds: the start of the hour it was taken in.
         public var takenAt: Int64
         public var bytes: Int64
 
@@ -26,11 +43,12 @@ public struct DatabaseSize: Sendable, Equatable {
     /// Bytes more than the day-old sample (negative when it shrank), nil without one.
     public var growthOverADay: Int64? { dayAgo.map { bytes - $0.bytes } }
 
-    /// One line for people: `12.3 MB; +1.2 MB since 2026-11-27 13:00 UTC`.
+    /// One line for people: `12.3 MB; +1.2 MB over the last day (since 2026-11-27 13:00 UTC)`.
     public var summary: String {
         let size = Self.text(bytes)
         guard let dayAgo, let growth = growthOverADay else {
-            return "\(size); its growth over a day is known once serve has run a day"
+            return "\(size); its growth over the last day is not known yet: serve records the size each hour, "
+                + "the growth is known a day after its first record"
         }
         let sign = growth < 0 ? "-" : "+"
         return "\(size); \(sign)\(Self.text(abs(growth))) over the last day (since \(Self.time(dayAgo.takenAt)))"

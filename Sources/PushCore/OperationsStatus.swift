@@ -41,6 +41,19 @@ public protocol OperationsStatusStore: Sendable {
     /// Bytes the database takes on disk: SQLite's file and its WAL, PostgreSQL's
     /// `pg_database_size` of the current database.
     func databaseBytes() throws -> Int64
+    /// Keeps `bytes` as the sample of the hour `now` (unix s) is in, unless that hour has one
+    /// already (another node's, or this one's before a restart: the first stays), and deletes
+    /// the samples older than `DatabaseSize.keptSeconds`, in one write.
+    func recordDatabaseSize(bytes: Int64, now: Int64) throws
+    /// The newest sample taken at least a day before `now` (unix s), nil when there is none.
+    func databaseSizeADayBefore(_ now: Int64) throws -> DatabaseSize.Sample?
+}
+
+extension OperationsStatusStore {
+    /// The database's size now, with the sample to say how much it grew over the last day.
+    public func databaseSize(now: Int64) throws -> DatabaseSize {
+        DatabaseSize(bytes: try databaseBytes(), dayAgo: try databaseSizeADayBefore(now))
+    }
 }
 
 /// The outcome of one `pushgate apps check`: whether APNs or Google accepted the credentials.

@@ -30,5 +30,6 @@ public enum SQLiteMigrationFiles {
         ("0018_checks_without_in_lists.sql", PackageResources._018_checks_without_in_lists_sql),
         ("0019_reports_to_the_day.sql", PackageResources._019_reports_to_the_day_sql),
         ("0020_operator_keys_send_nothing.sql", PackageResources._020_operator_keys_send_nothing_sql),
+        ("0021_database_sizes.sql", PackageResources._021_database_sizes_sql),
     ]
 }

@@ -18,6 +18,14 @@ final class DatabaseSizeTests: XCTestCase {
         XCTAssertEqual(shrunk.summary, "4.0 MB; -500.0 kB over the last day (since 2023-11-14 22:13 UTC)")
         XCTAssertEqual(
             DatabaseSize(bytes: 950, dayAgo: nil).summary,
-            "950 B; its growth over a day is known once serve has run a day")
+            "950 B; its growth over the last day is not known yet: serve records the size each hour, "
+                + "the growth is known a day after its first record")
+    }
+
+    func testASampleIsTakenAtTheStartOfItsHour() {
+        XCTAssertEqual(DatabaseSize.sampleTime(1_700_000_000), 1_699_999_200)
+        XCTAssertEqual(DatabaseSize.sampleTime(1_699_999_200), 1_699_999_200)
+        XCTAssertEqual(DatabaseSize.sampleTime(1_699_999_199), 1_699_995_600)
+        XCTAssertEqual(DatabaseSize.sampleTime(-1), -3_600, "before 1970 too, down and not toward zero")
     }
 }

@@ -26,8 +26,7 @@ enum OperatorEndpoints {
                 OperatorOnly(
                     access: access,
                     page: StatusPage(
-                        store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers,
-                        databaseSizes: services.databaseSizes))),
+                        store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers))),
         ]
     }
 }

@@ -11,8 +11,6 @@ struct StatusPage: RequestHandler {
     let startedAt: Date
     /// The Matrix dialect's last answers in this process.
     var matrixAnswers: MatrixAnswerLog? = nil
-    /// The database's size as this process sampled it.
-    var databaseSizes = DatabaseSizeHistory()
     static let refreshSeconds = 30
 
     func handle(_ request: Request) -> Response {
@@ -21,7 +19,7 @@ struct StatusPage: RequestHandler {
         }
         let report: StatusReport
         do {
-            report = try StatusReport.read(from: store, databaseSizes: databaseSizes)
+            report = try StatusReport.read(from: store)
         } catch {
             return .internalError(error)
         }

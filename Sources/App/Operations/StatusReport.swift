@@ -27,14 +27,12 @@ struct StatusReport: Sendable {
     let recentPrunes: [DeliveryLogEntry]
     /// What housekeeping removed (expired devices, unregistered apps' tokens, old dead letters).
     let housekeeping: HousekeepingReport
-    /// The database's size and its growth over the last day (this process's samples).
+    /// The database's size and its growth over the last day (the store's hourly samples).
     let databaseSize: DatabaseSize
 
     static let window: TimeInterval = 3600
 
-    static func read(
-        from store: any Store, databaseSizes: DatabaseSizeHistory = DatabaseSizeHistory(), now: Date = Date()
-    ) throws -> StatusReport {
+    static func read(from store: any Store, now: Date = Date()) throws -> StatusReport {
         let nowSeconds = Int64(now.timeIntervalSince1970)
         let nowMilliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let counts = try store.deviceCounts()
@@ -65,6 +63,6 @@ struct StatusReport: Sendable {
             outbox: try store.outboxSummary(now: nowMilliseconds),
             deadLetters: try store.deadLetters(limit: 10),
             recentPrunes: Array(try store.deliveryLog(limit: 500).filter { $0.kind == .pruned }.prefix(10)),
-            housekeeping: try store.housekeepingReport(), databaseSize: databaseSizes.size(bytes: try store.databaseBytes(), now: nowSeconds))
+            housekeeping: try store.housekeepingReport(), databaseSize: try store.databaseSize(now: nowSeconds))
     }
 }

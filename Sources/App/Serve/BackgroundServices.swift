@@ -14,8 +14,6 @@ import PushStore
 struct BackgroundServices {
     let delivery: DeliveryStack
     let outbox: OutboxWorker
-    /// The database's size, sampled hourly on housekeeping's timer, for /status.
-    let databaseSizes: DatabaseSizeHistory
 
     static func start(
         in services: ServiceList, runtime: Runtime, database: any ServedDatabase, metrics: OperatorMetrics
@@ -34,8 +32,8 @@ struct BackgroundServices {
             try services.start(wakes)
         }
         // Nothing grows forever: devices nobody reports, unregistered apps' tokens and old
-        // dead letters go.
-        let databaseSizes = DatabaseSizeHistory()
+        // dead letters go. On the same timer, the database's size is recorded once an hour.
+        let databaseSizes = DatabaseSizeSampler(store: store)
         try services.start(
             Housekeeper(
                 store: store,
@@ -44,12 +42,12 @@ struct BackgroundServices {
                 logger: logger,
                 everyTick: { now in
                     do {
-                        try databaseSizes.sampleIfDue(now: now) { try store.databaseBytes() }
+                        try databaseSizes.sampleIfDue(now: now)
                     } catch {
-                        logger.warning("reading the database's size failed, the next tick tries again: \(error)")
+                        logger.warning("recording the database's size failed, the next tick tries again: \(error)")
                     }
                 }))
-        return BackgroundServices(delivery: delivery, outbox: outbox, databaseSizes: databaseSizes)
+        return BackgroundServices(delivery: delivery, outbox: outbox)
     }
 
     /// One outbox worker per process: queued pushes left by an earlier run (or a crash) go
@@ -102,6 +100,6 @@ struct BackgroundServices {
                 }),
             queuedWrites: database.queuedWrites, metrics: metrics,
             storeGauges: StoreGauges(factory: metrics.factory, logger: logger),
-            openConnections: { OpenConnections.count(for: listening) }, databaseSizes: databaseSizes)
+            openConnections: { OpenConnections.count(for: listening) })
     }
 }

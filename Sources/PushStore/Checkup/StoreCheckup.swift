@@ -1,3 +1,4 @@
+import Foundation
 import PushCore
 
 /// What a backend's checkup tells doctor: its findings, and what the later checks read from
@@ -35,13 +36,11 @@ extension StoreCheckup {
         }
     }
 
-    /// Notes the database's size (its growth over the last day is on /status: `serve`
-    /// samples it).
-    mutating func readDatabaseSize(from store: some OperationsStatusStore) {
+    /// Notes the database's size and its growth over the last day (from the sample `serve`
+    /// recorded in the store a day before, as /status shows it).
+    mutating func readDatabaseSize(from store: some OperationsStatusStore, now: Int64 = Int64(Date().timeIntervalSince1970)) {
         do {
-            let bytes = try store.databaseBytes()
-            findings.append(
-                .ok("database", "size \(DatabaseSize.text(bytes)) (its growth over the last day: /status)"))
+            findings.append(.ok("database", "size \(try store.databaseSize(now: now).summary)"))
         } catch {
             findings.append(.warning("database", "cannot read the database's size: \(error)"))
         }

@@ -27,6 +27,14 @@ extension SQLStore {
     public func databaseBytes() throws -> Int64 {
         try withDatabase { try DatabaseSizeQuery.bytes(in: $0) }
     }
+
+    public func recordDatabaseSize(bytes: Int64, now: Int64) throws {
+        try write { try DatabaseSizeTable.record(bytes: bytes, now: now, in: $0) }
+    }
+
+    public func databaseSizeADayBefore(_ now: Int64) throws -> DatabaseSize.Sample? {
+        try read { try DatabaseSizeTable.sample(aDayBefore: now, in: $0) }
+    }
 }
 
 extension SQLStore {

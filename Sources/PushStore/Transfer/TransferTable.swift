@@ -128,9 +128,11 @@ struct TransferTable: Sendable {
     ]
 
     /// Tables of the schema that are no data of the store's: the migration history, which
-    /// the target has of its own (an export names its schema version in its first line), and
-    /// housekeeping's schedule and counts, whose one row the target's migration made.
-    static let notExported: Set<String> = ["schema_migrations", "housekeeping"]
+    /// the target has of its own (an export names its schema version in its first line),
+    /// housekeeping's schedule and counts, whose one row the target's migration made, and
+    /// the samples of the database's size, which measure the source database (another
+    /// engine measures another way) and not the target's.
+    static let notExported: Set<String> = ["schema_migrations", "housekeeping", "database_sizes"]
 
     static let byType: [String: TransferTable] = Dictionary(uniqueKeysWithValues: all.map { ($0.type, $0) })
 
