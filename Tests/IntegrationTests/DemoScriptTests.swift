@@ -34,23 +34,8 @@ final class DemoScriptTests: XCTestCase {
     private func runDemo(_ arguments: [String] = []) throws -> (status: Int32, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushgate-demo-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = PushgateInstance.repository.appendingPathComponent("scripts/demo")
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
-        environment["PUSHGATE_BIN"] = PushgateInstance.executable.path
-        environment["PUSHGATE_MOCK_BIN"] = PushgateInstance.executable.deletingLastPathComponent()
-            .appendingPathComponent("pushgate-mock").path
-        environment["PUSHGATE_DEMO_DIR"] = directory.path
-        environment["PUSHGATE_HTTP_PORT"] = String(try freeLoopbackPort())
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return try RepositoryScript.run(
+            "demo", arguments: arguments,
+            environment: ["PUSHGATE_DEMO_DIR": directory.path, "PUSHGATE_HTTP_PORT": String(try freeLoopbackPort())])
     }
 }

@@ -49,7 +49,7 @@ final class RunScriptTests: XCTestCase {
     }
 
     func testATakenPortMakesItExitNonZeroWithNginxsReason() throws {
-        let taken = try ListeningSocket()
+        let taken = try LoopbackListener()
         let state = try RunScript.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: state) }
         let run = try RunScript(state: state, port: taken.port)

@@ -31,52 +31,6 @@ final class SendKeyBeforeLaneIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         #"{"DeviceToken": "\#(token)", "AppId": "\#(app)", "verb": "NotifyGenericTextMessage", "Message": "hello"}"#
     }
 
-    /// Keyed sends posted in the background, and their answers as they come.
-    private final class Sends: @unchecked Sendable {
-        // @unchecked: `answers` is touched under `lock`.
-        private let lock = NSLock()
-        private var answers: [String: Result<HTTPClient.Response, any Error>] = [:]
-        private let group = DispatchGroup()
-
-        func post(_ client: HTTPClient, token: String, key: String) {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                let result = Result {
-                    try client.post(
-                        "/pnm2/send", contentType: "application/json", body: SendKeyBeforeLaneIntegrationTests.send(token: token),
-                        headers: ["Authorization": "Bearer \(key)"])
-                }
-                lock.lock()
-                answers[token] = result
-                lock.unlock()
-                group.leave()
-            }
-        }
-
-        var returned: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return answers.count
-        }
-
-        func all() -> [String: Result<HTTPClient.Response, any Error>] {
-            _ = group.wait(timeout: .now() + 120)
-            lock.lock()
-            defer { lock.unlock() }
-            return answers
-        }
-    }
-
-    private func waitUntil(_ what: String, timeout: TimeInterval = 60, _ condition: () -> Bool) throws {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                throw PushgateInstance.Failure("timed out waiting until \(what):\n\(pushgate.serveLog)")
-            }
-            usleep(20_000)
-        }
-    }
-
     func testSendsWithoutAValidKeyAreRefusedWithoutWaitingForTheFullLane() throws {
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
         var environment = PushgateInstance.upstreams(apns: nil, fcm: fcm)
@@ -98,11 +52,12 @@ final class SendKeyBeforeLaneIntegrationTests: XCTestCase, RunsOnPostgreSQL {
 
         // The lane's one parked send, held by the mock, and a second keyed send in its queue.
         fcm.inject(.delay(.seconds(Self.slowSeconds)), forToken: "SlowToken1")
-        let sends = Sends()
+        let sends = BackgroundSends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
-        sends.post(client, token: "SlowToken1", key: key)
-        try waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
-        sends.post(client, token: "QueuedToken1", key: key)
+        let keyed = ["Authorization": "Bearer \(key)"]
+        sends.post(client, "/pnm2/send", token: "SlowToken1", body: Self.send(token: "SlowToken1"), headers: keyed)
+        try pushgate.waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
+        sends.post(client, "/pnm2/send", token: "QueuedToken1", body: Self.send(token: "QueuedToken1"), headers: keyed)
         try pushgate.waitForServeLog(containing: "waits for a thread of the upstream lane behind 0 others")
 
         // A flood without a valid key: each is refused by pnm2, none waits for the lane.
@@ -140,7 +95,7 @@ final class SendKeyBeforeLaneIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         }
         XCTAssertEqual(Set(fcm.sendRequests.compactMap { $0.deviceToken }), ["SlowToken1", "QueuedToken1"])
         // Each request's line is written just after its answer is sent.
-        try waitUntil("the five 401s' lines are in serve's log") {
+        try pushgate.waitUntil("the five 401s' lines are in serve's log") {
             pushgate.serveLog.components(separatedBy: "POST /pnm2/send 401").count - 1 >= 5
         }
         let log = pushgate.serveLog

@@ -20,7 +20,7 @@ final class SynapseEndToEndTests: XCTestCase {
             throw XCTSkip("no Synapse in \(venv.path): run scripts/synapse-e2e once to install it from PyPI")
         }
 
-        let run = try runScript(venv: venv)
+        let run = try RepositoryScript.run("synapse-e2e", environment: ["SYNAPSE_E2E_VENV": venv.path])
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertTrue(run.output.contains("synapse-e2e: PASS"), run.output)
         XCTAssertFalse(run.output.contains("FAIL"), run.output)
@@ -35,24 +35,5 @@ final class SynapseEndToEndTests: XCTestCase {
         let apns = try XCTUnwrap(
             run.output.split(separator: "\n").first { $0.contains("apns (production) stopping") }, run.output)
         XCTAssertTrue(apns.hasSuffix("requests 2 (200: 1, 410: 1), resets 0, goaways 0"), String(apns))
-    }
-
-    private func runScript(venv: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = PushgateInstance.repository.appendingPathComponent("scripts/synapse-e2e")
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHGATE_") }
-        environment["PUSHGATE_BIN"] = PushgateInstance.executable.path
-        environment["PUSHGATE_MOCK_BIN"] = PushgateInstance.executable.deletingLastPathComponent()
-            .appendingPathComponent("pushgate-mock").path
-        environment["SYNAPSE_E2E_VENV"] = venv.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
     }
 }

@@ -52,49 +52,6 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         #"{"DeviceToken": "\#(token)", "AppId": "\#(app)", "verb": "NotifyGenericTextMessage", "Message": "hello"}"#
     }
 
-    /// The sends posted in the background, and their answers as they come.
-    private final class Sends: @unchecked Sendable {
-        // @unchecked: `answers` is touched under `condition`.
-        private let condition = NSCondition()
-        private var answers: [String: Result<HTTPClient.Response, any Error>] = [:]
-        private let group = DispatchGroup()
-
-        func post(_ client: HTTPClient, _ path: String, token: String, body: String) {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                let result = Result { try client.post(path, contentType: "application/json", body: body) }
-                condition.lock()
-                answers[token] = result
-                condition.unlock()
-                group.leave()
-            }
-        }
-
-        var returned: Int {
-            condition.lock()
-            defer { condition.unlock() }
-            return answers.count
-        }
-
-        /// Every answer, once all have come (or a generous time-out passed).
-        func all() -> [String: Result<HTTPClient.Response, any Error>] {
-            _ = group.wait(timeout: .now() + 120)
-            condition.lock()
-            defer { condition.unlock() }
-            return answers
-        }
-    }
-
-    private func waitUntil(_ what: String, timeout: TimeInterval = 60, _ condition: () -> Bool) throws {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() {
-            guard Date() < deadline else {
-                throw PushgateInstance.Failure("timed out waiting until \(what):\n\(pushgate.serveLog)")
-            }
-            usleep(20_000)
-        }
-    }
-
     private func slowTokens(_ count: Int, _ prefix: String = "SlowToken") -> [String] {
         let tokens = (1...count).map { "\(prefix)\($0)" }
         for token in tokens { fcm.inject(.delay(.seconds(Self.slowSeconds)), forToken: token) }
@@ -118,11 +75,11 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     func testOneLaneThreadCarriesEverySendWaitingOnTheUpstream() throws {
         try start(laneThreads: 1, queue: 16, waitMilliseconds: 50_000)
         let tokens = slowTokens(8)
-        let sends = Sends()
+        let sends = BackgroundSends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
         for token in tokens { sends.post(client, "/pnm2/send", token: token, body: Self.send(token: token)) }
         // A lane thread that waited with its send would let one at a time reach the mock.
-        try waitUntil("all eight sends reached the mock at once") { fcm.sendRequests.count == 8 }
+        try pushgate.waitUntil("all eight sends reached the mock at once") { fcm.sendRequests.count == 8 }
         XCTAssertEqual(sends.returned, 0, "every send is still waiting on the mock")
         let health = try pushgate.client.get("/healthz")
         XCTAssertEqual(health.status, 200)
@@ -137,7 +94,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         XCTAssertEqual(after.value("pushgate_parked_requests", ["lane": "upstream"]), 0)
         XCTAssertEqual(after.value("pushgate_requests_total", ["endpoint": "/pnm2", "status": "200"]), 8)
         // Each parked send still has its request line, written after its answer.
-        try waitUntil("the eight sends' lines are in serve's log") {
+        try pushgate.waitUntil("the eight sends' lines are in serve's log") {
             pushgate.serveLog.components(separatedBy: "POST /pnm2/send 200").count - 1 >= 8
         }
     }
@@ -145,11 +102,11 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     func testHealthAndTokenReportsAreAnsweredWhileMoreSendsThanRespondersWaitOnTheUpstream() throws {
         try start(laneThreads: 2, queue: 16, waitMilliseconds: 50_000, parked: 2)
         let tokens = slowTokens(6)
-        let sends = Sends()
+        let sends = BackgroundSends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
         for token in tokens { sends.post(client, "/pnm2/send", token: token, body: Self.send(token: token)) }
         // Two sends are parked at the mock, the bound; the other four wait in the lane's queue.
-        try waitUntil("both parked sends reached the mock") { fcm.sendRequests.count >= 2 }
+        try pushgate.waitUntil("both parked sends reached the mock") { fcm.sendRequests.count >= 2 }
         try pushgate.waitForServeLog(containing: "behind 3 others")
 
         // Six sends outnumber the four responder threads: before the lane, these waited for a send.
@@ -175,11 +132,11 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     func testAFullLaneAnswersPnm2sBusyErrorLoggedOncePerEpisode() throws {
         try start(laneThreads: 1, queue: 1, waitMilliseconds: 300, parked: 1)
         let slow = slowTokens(1)[0]
-        let sends = Sends()
+        let sends = BackgroundSends()
         sends.post(
             HTTPClient(port: pushgate.port, timeoutSeconds: 120), "/pnm2/send", token: slow,
             body: Self.send(token: slow))
-        try waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
+        try pushgate.waitUntil("the slow send reached the mock") { fcm.sendRequests.count == 1 }
 
         // The lane's one parked send is its bound: each of these waits its 300 ms in the queue
         // (or finds the queue full) and gets pnm2's busy answer, in each address's own shape.
@@ -201,7 +158,7 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
         XCTAssertEqual(fcm.sendRequests.count, 1, "the refused sends never reached the upstream")
 
         // Each request's line is written just after its answer is sent.
-        try waitUntil("the three refusals' lines are in serve's log") {
+        try pushgate.waitUntil("the three refusals' lines are in serve's log") {
             pushgate.serveLog.components(separatedBy: "the upstream lane had no room").count - 1 >= 3
         }
         let log = pushgate.serveLog
@@ -219,10 +176,10 @@ final class UpstreamLaneIntegrationTests: XCTestCase {
     func testSigtermLetsTheSendsParkedAndWaitingInTheLaneFinishAndAnswer() throws {
         try start(laneThreads: 1, queue: 4, waitMilliseconds: 50_000, parked: 1)
         let tokens = slowTokens(2)
-        let sends = Sends()
+        let sends = BackgroundSends()
         let client = HTTPClient(port: pushgate.port, timeoutSeconds: 120)
         sends.post(client, "/pnm2/send", token: tokens[0], body: Self.send(token: tokens[0]))
-        try waitUntil("the first send reached the mock") { fcm.sendRequests.count == 1 }
+        try pushgate.waitUntil("the first send reached the mock") { fcm.sendRequests.count == 1 }
         sends.post(client, "/pnm2/send", token: tokens[1], body: Self.send(token: tokens[1]))
         try pushgate.waitForServeLog(containing: "waits for a thread of the upstream lane behind 0 others")
 

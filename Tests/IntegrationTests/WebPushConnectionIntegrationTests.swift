@@ -13,12 +13,12 @@ final class WebPushConnectionIntegrationTests: XCTestCase {
     var push: MockWebPush!
     var pushgate: PushgateInstance!
     /// The internal service a push must never reach.
-    var inside: ListeningSocket!
+    var inside: LoopbackListener!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         push = try MockWebPush.started()
-        inside = try ListeningSocket()
+        inside = try LoopbackListener()
     }
 
     override func tearDown() {
