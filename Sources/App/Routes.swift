@@ -65,19 +65,21 @@ enum Routes {
         let cospace = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
-        let counted = CountingDeliverer(
-            services.deliverer, dialect: "pnm2", catalog: store, metrics: services.metrics.delivery)
+        // A dialect that sends while its caller waits: its pushes counted under its name, and
+        // the stored devices the upstream calls dead pruned.
+        func deliverer(dialect: String) -> PruningDeliverer {
+            PruningDeliverer(
+                CountingDeliverer(services.deliverer, dialect: dialect, catalog: store, metrics: services.metrics.delivery),
+                devices: store, records: store, logger: services.logger)
+        }
         let pnm2 = SenderOnly(
             Pnm2Gateway(
-                apps: store, directory: store,
-                deliverer: PruningDeliverer(counted, devices: store, records: store, logger: services.logger),
+                apps: store, directory: store, deliverer: deliverer(dialect: "pnm2"),
                 subscriptions: subscriptions, budget: services.pnm2RetryBudget),
             senders: senders)
         let matrix = MatrixGateway(
             apps: store, directory: store,
-            deliverer: PruningDeliverer(
-                CountingDeliverer(services.deliverer, dialect: "matrix", catalog: store, metrics: services.metrics.delivery),
-                devices: store, records: store, logger: services.logger),
+            deliverer: deliverer(dialect: "matrix"),
             webPushSubscriptions: subscriptions, homeservers: services.configuration.matrixHomeservers,
             answers: services.matrixAnswers)
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
