@@ -1,6 +1,8 @@
 /// Base64 as phones really send it: standard or URL-safe alphabet, padding optional, and a
 /// space read as `+` (an unencoded `+` in a query string arrives as a space).
 public enum Base64 {
+    /// Inlinable, so that it is specialized for the caller's string type (see `AppID.init`).
+    @inlinable
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var text = String(text)
         return text.withUTF8 { decode(utf8: $0) }
@@ -19,7 +21,14 @@ public enum Base64 {
         return table
     }()
 
-    private static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    @usableFromInline
+    static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        sextets.withUnsafeBufferPointer { decode(utf8: utf8, sextets: $0) }
+    }
+
+    /// The table is a global: read through its accessor for every byte, it cost more than
+    /// the decoding.
+    private static func decode(utf8: UnsafeBufferPointer<UInt8>, sextets: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(utf8.count * 3 / 4)
         var accumulator: UInt32 = 0

@@ -13,6 +13,7 @@ public struct DeviceToken: Hashable, Sendable {
     public static let maximumLength = 1024
 
     /// A token that came base64-encoded (Acrobits, the Diffusion bridge's `apns://`).
+    @inlinable
     public static func fromBase64(_ text: some StringProtocol) -> DeviceToken? {
         guard text.utf8.count <= maximumLength * 2, let bytes = Base64.decode(text), !bytes.isEmpty else {
             return nil

@@ -32,17 +32,35 @@ public struct FormParameters: Sendable, Equatable {
     @usableFromInline
     static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Result<FormParameters, ParseError> {
         var result = FormParameters()
+        // One allocation for the pairs of a usual request, not one per doubling.
+        result.pairs.reserveCapacity(16)
         var start = 0
         while start < bytes.count {
             var end = start
             var equals: Int?
-            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
-                if equals == nil && bytes[end] == UInt8(ascii: "=") { equals = end }
+            // Whether the name, then the value, is plain ASCII (nothing to decode): learnt in
+            // this one pass, so that plain parts are not scanned again.
+            var namePlain = true
+            var plain = true
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "&") { break }
+                if byte == UInt8(ascii: "=") && equals == nil {
+                    equals = end
+                    namePlain = plain
+                    plain = true
+                } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
+                    plain = false
+                }
                 end += 1
             }
+            if equals == nil { namePlain = plain }
             if end > start {
-                let name = decodeComponent(bytes, start..<(equals ?? end), plusAsSpace: true)
-                let value = equals.map { decodeComponent(bytes, ($0 + 1)..<end, plusAsSpace: true) } ?? .success("")
+                let nameRange = start..<(equals ?? end)
+                let name = namePlain ? .success(ascii(bytes, nameRange)) : decodeComponent(bytes, nameRange, plusAsSpace: true)
+                let value = equals.map { equals in
+                    plain ? .success(ascii(bytes, (equals + 1)..<end)) : decodeComponent(bytes, (equals + 1)..<end, plusAsSpace: true)
+                } ?? .success("")
                 switch (name, value) {
                 case (.success(let name), .success(let value)): result.pairs.append((name, value))
                 case (.failure(let error), _), (_, .failure(let error)): return .failure(error)
@@ -51,6 +69,11 @@ public struct FormParameters: Sendable, Equatable {
             start = end + 1
         }
         return .success(result)
+    }
+
+    /// Bytes known to be ASCII without `%` or `+`: the text as it is.
+    private static func ascii(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// The last value given for `name` (later parameters override earlier ones).
@@ -95,27 +118,36 @@ public struct FormParameters: Sendable, Equatable {
             }
             return .success(text)
         }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(part.count)
-        var index = 0
-        while index < part.count {
-            let byte = part[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < part.count, let high = Hex.value(ofDigit: part[index + 1]),
-                    let low = Hex.value(ofDigit: part[index + 2])
-                else {
-                    return .failure(.badPercentEncoding(String(decoding: part, as: UTF8.self)))
+        // Decoded is never longer than encoded. A temporary buffer (on the stack when small)
+        // instead of an array: a token's trailing `%3D` brings every report here.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: part.count) { decoded in
+            var count = 0
+            var isASCII = true
+            var index = 0
+            while index < part.count {
+                var byte = part[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < part.count, let high = Hex.value(ofDigit: part[index + 1]),
+                        let low = Hex.value(ofDigit: part[index + 2])
+                    else {
+                        return .failure(.badPercentEncoding(String(decoding: part, as: UTF8.self)))
+                    }
+                    byte = high << 4 | low
+                    index += 3
+                } else {
+                    if plusAsSpace && byte == UInt8(ascii: "+") { byte = UInt8(ascii: " ") }
+                    index += 1
                 }
-                decoded.append(high << 4 | low)
-                index += 3
-            } else {
-                decoded.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
+                if byte >= 0x80 { isASCII = false }
+                decoded[count] = byte
+                count += 1
             }
+            let text = UnsafeBufferPointer(rebasing: decoded[0..<count])
+            if isASCII { return .success(String(decoding: text, as: UTF8.self)) }
+            guard let valid = String(validating: text, as: UTF8.self) else {
+                return .failure(.invalidUTF8(String(decoding: part, as: UTF8.self)))
+            }
+            return .success(valid)
         }
-        guard let text = String(validating: decoded, as: UTF8.self) else {
-            return .failure(.invalidUTF8(String(decoding: part, as: UTF8.self)))
-        }
-        return .success(text)
     }
 }

@@ -3,15 +3,26 @@
 public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: String
 
+    /// Inlinable, so that callers get it specialized for their string type; on the contiguous
+    /// bytes, because walking a `UTF8View` byte by byte costs several times as much (every
+    /// Token Reporter report reads two app ids).
+    @inlinable
     public init?(_ text: some StringProtocol) {
-        let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 200, bytes.allSatisfy(AppID.isAllowed) else { return nil }
+        let utf8 = text.utf8
+        let allowed =
+            utf8.withContiguousStorageIfAvailable(AppID.isAllowed) ?? Array(utf8).withUnsafeBufferPointer(AppID.isAllowed)
+        guard allowed else { return nil }
         rawValue = String(text)
     }
 
     public var description: String { rawValue }
 
     public static func < (lhs: AppID, rhs: AppID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    @usableFromInline
+    static func isAllowed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.count <= 200 && bytes.allSatisfy(isAllowed)
+    }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {

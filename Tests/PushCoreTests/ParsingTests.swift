@@ -34,6 +34,13 @@ final class FormParametersTests: XCTestCase {
         XCTAssertEqual(form.pairs.count, 4)
     }
 
+    /// The name and the value of a pair are judged plain or escaped each on its own.
+    func testNameAndValueAreDecodedEachOnItsOwn() throws {
+        let form = try FormParameters.parse("a%2Bb=c=d&e+f=g%20h&%C3%A9=x&plain=%3D&flag")
+        XCTAssertEqual(form.pairs.map { [$0.name, $0.value] }, [["a+b", "c=d"], ["e f", "g h"], ["\u{E9}", "x"], ["plain", "="], ["flag", ""]])
+        XCTAssertThrowsError(try FormParameters.parse("ok=1&%ff=1")) { XCTAssertEqual($0 as? FormParameters.ParseError, .invalidUTF8("%ff")) }
+    }
+
     func testPercentDecodeKeepsPlusUnlessAskedAndRefusesBadEscapes() throws {
         XCTAssertEqual(try FormParameters.percentDecode("a+b%2Fc", plusAsSpace: false), "a+b/c")
         XCTAssertEqual(try FormParameters.percentDecode("a+b%2Fc"[...], plusAsSpace: true), "a b/c")

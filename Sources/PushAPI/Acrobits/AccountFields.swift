@@ -17,7 +17,8 @@ struct AccountFields {
         }
         // Selectors are a SHA1 hash with a suffix; anything printable is accepted, nothing that
         // could break a log line or a later URL.
-        guard selector.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        var contiguous = selector
+        guard contiguous.withUTF8({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) else {
             throw .invalidValue(field: "selector", reason: "must be printable ASCII without spaces")
         }
         self.selector = selector

@@ -4,9 +4,10 @@ import PushCore
 /// post-data templates put them: the path, the query string and a form or JSON body. Later
 /// sources override earlier ones: path, then query, then body.
 struct ReporterParameters {
+    /// In order: a later value of a name overrides an earlier one. A report has about ten
+    /// parameters and looks up about twenty names: scanning them from the end is cheaper than
+    /// hashing every name into a dictionary first.
     private var values: FormParameters
-    /// Each name's last value, for the many lookups a report makes.
-    private var latest: [String: String] = [:]
 
     /// Longest value accepted for any parameter: tokens are ~44 (APNs) or ~200 (FCM) base64
     /// characters, everything else is shorter.
@@ -14,20 +15,24 @@ struct ReporterParameters {
 
     /// `pathValues` are the parameters the route found in the path (username, selector, …).
     init(request: Request, pathValues: FormParameters) throws(ReporterError) {
-        values = pathValues
         do {
-            values.append(contentsOf: try FormParameters.parse(request.query))
+            let query = try FormParameters.parse(request.query)
+            // The query style, nearly every report, has no path values to keep in front.
+            if pathValues.pairs.isEmpty {
+                values = query
+            } else {
+                values = pathValues
+                values.append(contentsOf: query)
+            }
         } catch {
             throw Self.map(error, part: "query string")
         }
         if request.method == "POST" {
             values.append(contentsOf: try Self.bodyParameters(of: request))
         }
-        for (name, value) in values.pairs {
-            if value.utf8.count > Self.maximumValueLength && value.count > Self.maximumValueLength {
-                throw .tooLong(field: name, limit: Self.maximumValueLength)
-            }
-            latest[name] = value
+        for (name, value) in values.pairs
+        where value.utf8.count > Self.maximumValueLength && value.count > Self.maximumValueLength {
+            throw .tooLong(field: name, limit: Self.maximumValueLength)
         }
     }
 
@@ -39,7 +44,7 @@ struct ReporterParameters {
 
     func value(_ names: [String]) -> (name: String, value: String)? {
         for name in names {
-            if let value = latest[name], !Self.meansAbsent(value) {
+            if let value = values.pairs.last(where: { $0.name == name })?.value, !Self.meansAbsent(value) {
                 return (name, value)
             }
         }

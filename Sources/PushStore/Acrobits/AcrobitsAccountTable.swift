@@ -86,7 +86,8 @@ enum AcrobitsAccountTable {
     static func links(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AcrobitsLink] {
         try database.withStatement(linksSQL) { row in
             try row.bind(selector, at: 1)
-            var links: [AcrobitsChannel: AcrobitsLink] = [:]
+            // Room for both channels at once, not a resize on the second.
+            var links = [AcrobitsChannel: AcrobitsLink](minimumCapacity: AcrobitsChannel.allCases.count)
             while try row.step() {
                 links[try channel(row, column: 0, selector: selector)] = AcrobitsLink(
                     deviceID: row.int64(1), username: row.string(2),

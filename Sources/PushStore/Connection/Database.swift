@@ -25,7 +25,7 @@ public final class Database {
     /// The connection's busy handler; SQLite points at it unretained, so it lives here.
     private let busyWait: BusyWait
     /// Prepared statements by SQL text, so that hot paths prepare each statement once.
-    private var statements: [String: Statement] = [:]
+    private var statements: [StatementKey: Statement] = [:]
 
     /// SQLite's process-wide settings, made once before the first connection opens (they
     /// cannot change after). Memory statistics off: they cost a global mutex per allocation,
@@ -156,12 +156,13 @@ public final class Database {
     /// resets it afterwards: a statement left mid-way would keep a read snapshot open.
     public func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         let statement: Statement
-        switch statements[sql] {
+        let key = StatementKey(sql: sql)
+        switch statements[key] {
         case let cached? where !cached.isInUse:
             statement = cached
         case nil:
             statement = try prepare(sql, persistent: true)
-            statements[sql] = statement
+            statements[key] = statement
         case _?:
             // The same SQL is being stepped further up the stack: use a one-off.
             statement = try prepare(sql, persistent: false)
