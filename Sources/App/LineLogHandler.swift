@@ -11,8 +11,13 @@ import PushCore
 /// characters in a message or a metadata value are escaped (`LogText`): one event, one line.
 struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
+    /// The request id every request's logger carries (`Router.logger(for:)`), kept apart from
+    /// the dictionary: a dictionary of one entry made for each request cost it more than its
+    /// routing, and most requests log nothing at the level set.
+    private var requestID: Logger.Metadata.Value?
+    private var otherMetadata: Logger.Metadata = [:]
+    private static let requestIDKey = "request-id"
     private let label: String
     private let fileDescriptor: Int32
 
@@ -22,9 +27,29 @@ struct LineLogHandler: LogHandler {
         self.fileDescriptor = fileDescriptor
     }
 
+    var metadata: Logger.Metadata {
+        get {
+            guard let requestID else { return otherMetadata }
+            var all = otherMetadata
+            all[Self.requestIDKey] = requestID
+            return all
+        }
+        set {
+            requestID = newValue[Self.requestIDKey]
+            otherMetadata = newValue
+            otherMetadata[Self.requestIDKey] = nil
+        }
+    }
+
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+        get { key == Self.requestIDKey ? requestID : otherMetadata[key] }
+        set {
+            if key == Self.requestIDKey {
+                requestID = newValue
+            } else {
+                otherMetadata[key] = newValue
+            }
+        }
     }
 
     func log(event: LogEvent) {
