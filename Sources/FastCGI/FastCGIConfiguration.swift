@@ -22,6 +22,11 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// handler (so its own SQLite connection). A request holds its thread until it is answered.
     public var threadCount: Int
 
+    /// Of those, how many run at once (see `RunningLimit`): the others wait for a turn, which a
+    /// thread gives up while it waits on something outside the process (`OutsideWait`). nil:
+    /// all of them.
+    public var runningThreadLimit: Int?
+
     /// The largest request body handed to a handler, in bytes; larger ones are answered 413.
     /// Keep it below nginx's `client_max_body_size` so the client gets pushgate's message.
     public var maxBodyBytes: Int
@@ -46,8 +51,10 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         listenBacklog: Int32 = 1024,
         drainTimeoutSeconds: Double = 5,
         lanes: [LaneConfiguration] = [],
-        tcpAddress: TCPListenAddress? = nil
+        tcpAddress: TCPListenAddress? = nil,
+        runningThreadLimit: Int? = nil
     ) {
+        self.runningThreadLimit = runningThreadLimit
         self.socketPath = socketPath
         self.tcpAddress = tcpAddress
         self.socketMode = socketMode

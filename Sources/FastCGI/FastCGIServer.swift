@@ -11,6 +11,8 @@ public final class FastCGIServer: @unchecked Sendable {
     // @unchecked: the mutable state below is guarded by `lock`; `stopLock` serialises stopping.
     public let configuration: FastCGIConfiguration
     private let group = WorkerGroup()
+    /// The responder threads' turns to run (see `FastCGIConfiguration.runningThreadLimit`).
+    private var running: RunningLimit?
     private let lock = NSLock()
     private let stopLock = NSLock()
     private var listener: ListeningSocket?
@@ -122,10 +124,12 @@ public final class FastCGIServer: @unchecked Sendable {
             logger.info(
                 "FastCGI lane \(lane.lane): \(threads) threads, up to \(lane.queueLimit) requests waiting up to \(lane.queueWaitSeconds) s\(Self.parkingDescription(lane))")
         }
+        let running = RunningLimit(limit: min(count, configuration.runningThreadLimit ?? count))
+        self.running = running
         for (index, handler) in handlers.prefix(count).enumerated() {
             let worker = Worker(
                 index: index, connections: connections, handler: handler, lanes: lanesByName, limit: limit,
-                logger: logger, group: group)
+                logger: logger, group: group, running: running)
             group.threadStarted()
             let thread = Thread { [group] in
                 worker.run()
@@ -135,7 +139,7 @@ public final class FastCGIServer: @unchecked Sendable {
             thread.start()
         }
         logger.info(
-            "FastCGI listening on \(configuration.listenDescription): \(count) threads, bodies up to \(configuration.maxBodyBytes) bytes")
+            "FastCGI listening on \(configuration.listenDescription): \(count) threads, \(running.limit) running at once, bodies up to \(configuration.maxBodyBytes) bytes")
     }
 
     /// Stops serving: no new requests, requests in flight get up to `drainTimeoutSeconds`, the
@@ -161,12 +165,14 @@ public final class FastCGIServer: @unchecked Sendable {
         let connections = self.connections
         let logger = self.logger
         let lanes = self.lanes
+        let running = self.running
         lock.unlock()
         guard !wasStopped, let listener, let connections else { return }
 
         // libfcgi's own FCGX_ShutdownPending is not used: its flag is process-wide and can
         // never be cleared, so no server in this process could accept again.
         group.requestStop()
+        running?.stop()
         listener.removeFile()
         listener.shutDown()
         let respondersEnded = group.waitForThreads(seconds: configuration.drainTimeoutSeconds)

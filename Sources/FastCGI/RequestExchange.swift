@@ -69,7 +69,7 @@ final class RequestExchange: @unchecked Sendable {
         }
         if let parked = response.parked {
             guard let parking else {
-                send(response.settled(), accepted, incoming)
+                send(OutsideWait.run { response.settled() }, accepted, incoming)
                 return done()
             }
             parking.park(weight: parked.weight)

@@ -16,6 +16,7 @@ final class Worker: @unchecked Sendable {
     private let lanes: [RequestLane: Lane]
     private let logger: Logger
     private let group: WorkerGroup
+    private let running: RunningLimit
     private let connections: ReadyConnections
     private let exchange: RequestExchange
     /// Replaced by a fresh one whenever a request goes to a lane with the old one.
@@ -24,8 +25,9 @@ final class Worker: @unchecked Sendable {
 
     init(
         index: Int, connections: ReadyConnections, handler: any RequestHandler, lanes: [RequestLane: Lane],
-        limit: BodyLimit, logger: Logger, group: WorkerGroup
+        limit: BodyLimit, logger: Logger, group: WorkerGroup, running: RunningLimit
     ) {
+        self.running = running
         self.index = index
         self.connections = connections
         self.handler = handler
@@ -49,7 +51,10 @@ final class Worker: @unchecked Sendable {
     }
 
     func run() {
+        // Only threads with a turn wait on the connections (see `RunningLimit`).
+        running.join()
         while !group.isStopping {
+            running.yieldIfOver()
             // A short wait, to see the stop flag soon after stopping.
             switch connections.next(timeoutMilliseconds: 200) {
             case .connection(let connection):
@@ -62,6 +67,7 @@ final class Worker: @unchecked Sendable {
                 logger.error("FastCGI accept failed: \(String(cString: strerror(code)))")
             }
         }
+        running.leave()
         FCGX_Free(request, 1)
     }
 

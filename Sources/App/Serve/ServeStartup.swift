@@ -53,7 +53,15 @@ struct ServeStartup {
                     queueLimit: passwordLaneQueue, queueWaitSeconds: passwordLaneWaitSeconds,
                     drainTimeoutSeconds: passwordLaneWaitSeconds + 60),
             ],
-            tcpAddress: configuration.listen)
+            tcpAddress: configuration.listen, runningThreadLimit: runningThreadLimit(configuration))
+    }
+
+    /// How many responder threads run at once (see `RunningLimit`). On SQLite twice the cores
+    /// (at least 4): a request there waits only on its commit, which gives its turn away. On
+    /// PostgreSQL all of them: every query waits on the network, and those waits are not marked.
+    static func runningThreadLimit(_ configuration: Configuration) -> Int? {
+        guard configuration.databaseURL == nil else { return nil }
+        return max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     }
 
     static func announce(_ listening: FastCGIConfiguration, runtime: Runtime) {

@@ -98,8 +98,11 @@ final class SQLiteStore: @unchecked Sendable {
     /// committed. `body` may run twice (see `GroupCommitWriter.write`) and must not call
     /// `write` again: that would wait for itself.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        if let writer { return try Self.busyIsUnavailable { try writer.write(body) } }
-        return try withDatabase { database in try database.writeTransaction { try body(database) } }
+        // The commit waits on the disk (or on another thread's batch): other requests run meanwhile.
+        try OutsideWait.run {
+            if let writer { return try Self.busyIsUnavailable { try writer.write(body) } }
+            return try withDatabase { database in try database.writeTransaction { try body(database) } }
+        }
     }
 
     /// One read snapshot on a pooled connection.
