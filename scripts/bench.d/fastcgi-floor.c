@@ -4,7 +4,8 @@
  * `pushgate serve`, what it costs per request is what the FastCGI exchange itself costs on
  * this machine; serve's /healthz can only add to it.
  *
- *   fastcgi-floor SOCKET [THREADS]     (default 24 threads, serve's default on SQLite)
+ *   fastcgi-floor SOCKET [THREADS]     (default 24; scripts/bench.d/healthz passes as many
+ *                                      as serve runs at once on SQLite)
  *
  * It takes connections as serve does (Sources/FastCGI/ReadyConnections.swift): the listening
  * socket and every connection nginx keeps (`fastcgi_keep_conn on`) in one epoll set, one-shot,
