@@ -18,7 +18,8 @@ struct CGIParams: Equatable {
     var remoteAddress: String?
     var requestID: String?
     /// `HTTP_USER_AGENT` → `user-agent` (see `headerName`), repeats joined (see `add`).
-    var headers: [String: String] = [:]
+    /// Room for a client's usual headers at once, not a resize for each of the first few.
+    var headers = [String: String](minimumCapacity: 8)
 
     /// The variables read, by name; an index into the stored properties above.
     private enum Variable: CaseIterable {

@@ -19,19 +19,33 @@ enum CGIResponseEncoding {
         } else {
             head += Array("Status: \(response.status) \(Response.reasonPhrase(response.status))\r\n".utf8)
         }
+        // On each text's contiguous bytes: appended through its `UTF8View`, byte by byte, the
+        // head of a `/healthz` answer cost a tenth of the request's instructions.
         for (name, value) in response.headers {
-            // The edge owns framing: a handler's own length or status would contradict ours.
-            if isFraming(name) { continue }
-            head += singleLine(name).utf8
-            head += [UInt8(ascii: ":"), UInt8(ascii: " ")]
-            head += singleLine(value).utf8
-            head += [13, 10]
+            var name = name
+            var value = value
+            name.withUTF8 { name in
+                // The edge owns framing: a handler's own length or status would contradict ours.
+                guard !isFraming(name) else { return }
+                value.withUTF8 { value in
+                    appendSingleLine(name, to: &head)
+                    head.append(UInt8(ascii: ":"))
+                    head.append(UInt8(ascii: " "))
+                    appendSingleLine(value, to: &head)
+                    head.append(13)
+                    head.append(10)
+                }
+            }
         }
-        head += "Content-Length: ".utf8
-        head += String(response.body.count).utf8
-        head += [13, 10, 13, 10]
+        head += contentLengthName
+        var length = String(response.body.count)
+        length.withUTF8 { head.append(contentsOf: $0) }
+        head += endOfHead
         return head
     }
+
+    private static let contentLengthName = Array("Content-Length: ".utf8)
+    private static let endOfHead: [UInt8] = [13, 10, 13, 10]
 
     /// The status line of every status from 100 to 599 (at `status - 100`), made once rather
     /// than formatted for every response.
@@ -43,21 +57,21 @@ enum CGIResponseEncoding {
 
     /// `Content-Length`, `Status` or `Transfer-Encoding`, in any case, compared without making
     /// a lowercased copy of every header name.
-    private static func isFraming(_ name: String) -> Bool {
-        let bytes = name.utf8
-        return framingNames.contains { framing in
-            framing.count == bytes.count
-                && zip(framing, bytes).allSatisfy { lower, byte in
+    private static func isFraming(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        framingNames.contains { framing in
+            framing.count == name.count
+                && zip(framing, name).allSatisfy { lower, byte in
                     lower == (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
                 }
         }
     }
 
-    /// A CR or LF in a header would end it early and let the rest pose as headers or body.
-    private static func singleLine(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else { return text }
-        return String(
-            decoding: text.utf8.map { $0 == 13 || $0 == 10 || $0 == 0 ? UInt8(ascii: " ") : $0 },
-            as: UTF8.self)
+    /// A CR or LF in a header would end it early and let the rest pose as headers or body:
+    /// each (and NUL) goes out as a space.
+    private static func appendSingleLine(_ text: UnsafeBufferPointer<UInt8>, to head: inout [UInt8]) {
+        guard text.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
+            return head.append(contentsOf: text)
+        }
+        head.append(contentsOf: text.lazy.map { $0 == 13 || $0 == 10 || $0 == 0 ? UInt8(ascii: " ") : $0 })
     }
 }

@@ -35,8 +35,9 @@ final class Lane: Sendable {
                 parkedWeightLimit: configuration.parkedPushLimit),
             logger: logger,
             run: { job, home in
+                let memory = job.accepted.memory
                 exchanges[home.thread].answer(job.accepted, handler: handlers[home.thread], parking: home) {
-                    Self.release(job.accepted)
+                    memory.release()
                 }
             },
             refuse: { job, refusal in
@@ -44,7 +45,7 @@ final class Lane: Sendable {
                 busy.logNote = "the \(configuration.lane.name) lane had no room: \(refusal)"
                 // Refusals are rare and come from several threads: a buffer of their own.
                 RequestExchange(limit: limit, connections: connections, logger: logger).answer(job.accepted, with: busy)
-                Self.release(job.accepted)
+                job.accepted.memory.release()
             })
     }
 
@@ -85,9 +86,4 @@ final class Lane: Sendable {
     }
 
     var load: (running: Int, queued: Int, parked: Int) { bulkhead.load }
-
-    /// The answered request's `FCGX_Request`: `FCGX_Finish_r` has freed its streams and params.
-    static func release(_ accepted: AcceptedRequest) {
-        accepted.request.deallocate()
-    }
 }

@@ -14,6 +14,21 @@ struct AcceptedRequest: @unchecked Sendable {
     var head: Request
     /// When it was accepted, for the log line's duration (which so includes any wait in a lane).
     let started: UInt64
+
+    /// Its `FCGX_Request` alone, for a closure to free once the request is answered: one that
+    /// held the whole request would copy its head too.
+    var memory: RequestMemory { RequestMemory(request: request) }
+}
+
+/// An accepted request's `FCGX_Request`, freed once: `FCGX_Finish_r` has freed its streams and
+/// params by then.
+struct RequestMemory: @unchecked Sendable {
+    // @unchecked: see `AcceptedRequest`.
+    let request: UnsafeMutablePointer<FCGX_Request>
+
+    func release() {
+        request.deallocate()
+    }
 }
 
 /// The steps of answering an accepted request: read its body, have it handled, write the answer
@@ -45,23 +60,24 @@ final class RequestExchange: @unchecked Sendable {
     /// without `parking` it is waited for here. Sending uses no state of the exchange's, so
     /// `parking` may be another thread's (a lane's, for a request its responder checked).
     func answer(
-        _ accepted: AcceptedRequest, handler: any RequestHandler, parking: Bulkhead<Lane.Job>.Home? = nil,
+        _ accepted: consuming AcceptedRequest, handler: any RequestHandler, parking: Bulkhead<Lane.Job>.Home? = nil,
         done: @escaping @Sendable () -> Void = {}
     ) {
-        var incoming = accepted.head
+        // `accepted` is this call's own: its head takes the body in place (a copy of the head
+        // would retain and release its dozen references once more).
         let request = accepted.request
         let response: Response
         switch limit.verdict(contentLength: accepted.contentLength) {
         case .tooLarge(let declared):
             drainBody(request)
-            response = handler.refuse(incoming, .bodyTooLarge(bytes: declared, limit: limit.maxBytes))
+            response = handler.refuse(accepted.head, .bodyTooLarge(bytes: declared, limit: limit.maxBytes))
         case .read(let expected):
             switch readBody(request, expected: expected) {
             case .complete(let body):
-                incoming.body = body
-                response = handler.handle(incoming)
+                accepted.head.body = body
+                response = handler.handle(accepted.head)
             case .tooLarge(let received):
-                response = handler.refuse(incoming, .bodyTooLarge(bytes: received, limit: limit.maxBytes))
+                response = handler.refuse(accepted.head, .bodyTooLarge(bytes: received, limit: limit.maxBytes))
             case .failed:
                 // nginx went away mid-body; the answer will most likely not arrive either.
                 response = .text(400, "the request body could not be read")
@@ -69,37 +85,36 @@ final class RequestExchange: @unchecked Sendable {
         }
         if let parked = response.parked {
             guard let parking else {
-                send(OutsideWait.run { response.settled() }, accepted, incoming)
+                send(OutsideWait.run { response.settled() }, accepted)
                 return done()
             }
             parking.park(weight: parked.weight)
             // The log line needs the head; the body (up to the limit) is not kept while parked.
-            var head = incoming
-            head.body = []
-            parked.start(home: parking) { [self, head] answer in
-                send(answer.settled(), accepted, head)
+            accepted.head.body = []
+            parked.start(home: parking) { [self, accepted] answer in
+                send(answer.settled(), accepted)
                 done()
                 parking.unpark(weight: parked.weight)
             }
             return
         }
-        send(response, accepted, incoming)
+        send(response, accepted)
         done()
     }
 
-    private func send(_ response: Response, _ accepted: AcceptedRequest, _ incoming: Request) {
+    private func send(_ response: Response, _ accepted: borrowing AcceptedRequest) {
         write(response, accepted.request)
-        finish(accepted, incoming, response)
+        finish(accepted, response)
     }
 
     /// Sends `response` without reading the body (it is read and dropped, see `readBody`).
     func answer(_ accepted: AcceptedRequest, with response: Response) {
         drainBody(accepted.request)
         write(response, accepted.request)
-        finish(accepted, accepted.head, response)
+        finish(accepted, response)
     }
 
-    private func finish(_ accepted: AcceptedRequest, _ incoming: Request, _ response: Response) {
+    private func finish(_ accepted: borrowing AcceptedRequest, _ response: Response) {
         let request = accepted.request
         // Finish here rather than at the next accept, so that nginx gets its answer (and,
         // unless it keeps it, its connection closed) before this thread waits again.
@@ -113,8 +128,8 @@ final class RequestExchange: @unchecked Sendable {
         // write to stderr can block (a log file blocks while ext4 commits its journal, which
         // under load happens several times a second).
         logger.info(
-            "\(RequestLogLine.message(method: incoming.method, path: incoming.path, status: response.status, nanoseconds: nanoseconds, note: response.logNote))",
-            metadata: ["request-id": .string(incoming.id)],
+            "\(RequestLogLine.message(method: accepted.head.method, path: accepted.head.path, status: response.status, nanoseconds: nanoseconds, note: response.logNote))",
+            metadata: ["request-id": .string(accepted.head.id)],
             // Named here: derived from #fileID, it would be worked out again for every request.
             source: "FastCGI")
     }
