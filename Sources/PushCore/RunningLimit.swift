@@ -86,7 +86,7 @@ public final class RunningLimit: @unchecked Sendable {
         pthread_getspecific(currentKey).map { Unmanaged<RunningLimit>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    private static func setCurrent(_ limit: RunningLimit?) {
+    fileprivate static func setCurrent(_ limit: RunningLimit?) {
         // Unretained: a thread joins a limit its pool keeps for longer than the thread runs.
         pthread_setspecific(currentKey, limit.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) })
     }
@@ -100,13 +100,17 @@ public final class RunningLimit: @unchecked Sendable {
 
 /// A wait on something outside the process: the calling thread's turn (if it joined a
 /// `RunningLimit`) goes to another thread until the wait is over. Marks the waits a FastCGI
-/// responder thread may make in the middle of a request; on any other thread it only runs
-/// `body`.
+/// responder thread may make in the middle of a request; on any other thread, and inside
+/// another outside wait (the turn is given away once), it only runs `body`.
 public enum OutsideWait {
     public static func run<T>(_ body: () throws -> T) rethrows -> T {
         guard let limit = RunningLimit.current else { return try body() }
         limit.release()
-        defer { limit.rejoin() }
+        RunningLimit.setCurrent(nil)
+        defer {
+            RunningLimit.setCurrent(limit)
+            limit.rejoin()
+        }
         return try body()
     }
 }

@@ -71,6 +71,22 @@ final class RunningLimitTests: XCTestCase {
         XCTAssertEqual(limit.runningNow, 0)
     }
 
+    /// A wait inside a wait (a commit inside a parked answer waited for in place) gives the
+    /// turn away once, and takes it back once.
+    func testANestedOutsideWaitGivesTheTurnAwayOnce() {
+        let limit = RunningLimit(limit: 1)
+        limit.join()
+        OutsideWait.run {
+            XCTAssertEqual(limit.runningNow, 0)
+            OutsideWait.run { XCTAssertEqual(limit.runningNow, 0) }
+            XCTAssertEqual(limit.runningNow, 0)
+        }
+        XCTAssertEqual(limit.runningNow, 1)
+        limit.leave()
+        XCTAssertEqual(limit.runningNow, 0)
+        XCTAssertEqual(OutsideWait.run { 7 }, 7, "after leave, no limit is the thread's")
+    }
+
     func testOutsideAnyLimitAnOutsideWaitOnlyRuns() {
         XCTAssertEqual(OutsideWait.run { 42 }, 42)
     }
