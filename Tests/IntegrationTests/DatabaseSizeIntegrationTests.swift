@@ -44,7 +44,7 @@ final class DatabaseSizeIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         // A sample of the hour a day before serve's, 5 GB larger than serve's (what the test
         // database's size does meanwhile is far below the rounding): both show the store's
         // sample, which this serve never took itself.
-        try sql(
+        try pushgate.sql(
             "INSERT INTO database_sizes (taken_at, bytes) SELECT taken_at - 86400, bytes + 5000000000 FROM database_sizes")
         let growth = "-5.0 GB over the last day (since \(Self.utc(sample.takenAt - 86_400)))"
         let status = try statusLine()
@@ -74,27 +74,13 @@ final class DatabaseSizeIntegrationTests: XCTestCase, RunsOnPostgreSQL {
 
     /// The store's samples, oldest first.
     func samples() throws -> [(takenAt: Int64, bytes: Int64)] {
-        try sql("SELECT taken_at, bytes FROM database_sizes ORDER BY taken_at").split(separator: "\n").map { line in
+        try pushgate.sql("SELECT taken_at, bytes FROM database_sizes ORDER BY taken_at").split(separator: "\n").map { line in
             let fields = line.split(separator: "|").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
             guard fields.count == 2, let takenAt = fields[0], let bytes = fields[1] else {
                 throw PushgateInstance.Failure("not a sample: \(line)")
             }
             return (takenAt, bytes)
         }
-    }
-
-    /// Runs SQL on the test's database, whichever engine; its rows as `a|b` lines.
-    @discardableResult
-    func sql(_ statement: String) throws -> String {
-        let output: PushgateInstance.Output
-        if let url = pushgate.postgreSQLURL {
-            output = try pushgate.run(
-                "/usr/bin/psql", ["-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", url, "-c", statement])
-        } else {
-            output = try pushgate.run("/usr/bin/sqlite3", [pushgate.database, statement])
-        }
-        XCTAssertEqual(output.status, 0, output.stderr)
-        return output.stdout
     }
 
     /// `2026-11-27 13:00 UTC`, as the line writes a time.

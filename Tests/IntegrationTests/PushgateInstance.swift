@@ -176,6 +176,21 @@ final class PushgateInstance {
         try Output.of(path, arguments, environment: environment, stdin: stdin)
     }
 
+    /// Runs SQL on the instance's database with the engine's own client, as an operator (or
+    /// an accident) would; its rows as `a|b` lines. A statement that fails fails the test.
+    @discardableResult
+    func sql(_ statement: String) throws -> String {
+        let output: Output
+        if let url = postgreSQLURL {
+            output = try run(
+                "/usr/bin/psql", ["-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1", url, "-c", statement])
+        } else {
+            output = try run("/usr/bin/sqlite3", [database, statement])
+        }
+        XCTAssertEqual(output.status, 0, "\(statement): \(output.stderr)")
+        return output.stdout
+    }
+
     private func launch(_ path: String, _ arguments: [String], log: String) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -18,25 +18,13 @@ final class ReadinessIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         pushgate = nil
     }
 
-    /// Runs one SQL statement on the instance's database with the engine's own client, as an
-    /// operator (or an accident) would.
-    private func sql(_ statement: String) throws {
-        let output: PushgateInstance.Output
-        if let url = pushgate.postgreSQLURL {
-            output = try pushgate.run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement])
-        } else {
-            output = try pushgate.run("/usr/bin/sqlite3", [pushgate.database, statement])
-        }
-        XCTAssertEqual(output.status, 0, "\(statement): \(output.stderr)")
-    }
-
     func testReadyWhileTheDatabaseAnswersWithItsSchema() throws {
         let ready = try pushgate.client.get("/readyz")
         XCTAssertEqual(ready.status, 200, ready.text)
         XCTAssertEqual(ready.text.trimmingCharacters(in: .whitespacesAndNewlines), "ready")
 
         // The migration history gone: this database is not (or no longer) pushgate's.
-        try sql("ALTER TABLE schema_migrations RENAME TO schema_migrations_away")
+        try pushgate.sql("ALTER TABLE schema_migrations RENAME TO schema_migrations_away")
         let notReady = try pushgate.client.get("/readyz")
         XCTAssertEqual(notReady.status, 503, notReady.text)
         XCTAssertEqual(notReady.text.trimmingCharacters(in: .whitespacesAndNewlines), "not ready")
@@ -44,7 +32,7 @@ final class ReadinessIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(notReady.header("Retry-After"), "5")
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200, "liveness does not ask the database")
 
-        try sql("ALTER TABLE schema_migrations_away RENAME TO schema_migrations")
+        try pushgate.sql("ALTER TABLE schema_migrations_away RENAME TO schema_migrations")
         let again = try pushgate.client.get("/readyz")
         XCTAssertEqual(again.status, 200, again.text)
     }

@@ -294,7 +294,7 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL
     func testMigration0020TakesTheSendScopeOfOperatorKeysMadeBefore() throws {
         let scrape = try addKey("prometheus", ["--operator"])
         let both = try addKey("ops-and-pbx", ["--operator", "--dialect", "pnm2"])
-        try sql(
+        try pushgate.sql(
             "UPDATE api_keys SET app_scope = NULL, dialect_scope = NULL WHERE name = 'prometheus'; "
                 + "DELETE FROM schema_migrations WHERE version = 20")
         let toA =
@@ -314,17 +314,6 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL
         XCTAssertTrue(
             try pushgate.cli(["keys", "list"]).stdout.contains("\tsends nothing; reads /metrics and /status\t"))
         XCTAssertEqual(apns.requests.count, 2)
-    }
-
-    /// Runs SQL on the test's database, whichever engine.
-    func sql(_ statements: String) throws {
-        let output: PushgateInstance.Output
-        if let url = pushgate.postgreSQLURL {
-            output = try pushgate.run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statements])
-        } else {
-            output = try pushgate.run("/usr/bin/sqlite3", [pushgate.database, statements])
-        }
-        XCTAssertEqual(output.status, 0, output.stderr)
     }
 
     // MARK: Operator pages and readiness
@@ -356,14 +345,7 @@ final class SenderScopeIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL
 
     func testReadyzSaysNotReadyWithoutTheDatabasesErrorText() throws {
         XCTAssertEqual(try pushgate.client.get("/readyz").status, 200)
-        let statement = "ALTER TABLE schema_migrations RENAME TO schema_migrations_gone"
-        let output: PushgateInstance.Output
-        if let url = pushgate.postgreSQLURL {
-            output = try pushgate.run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement])
-        } else {
-            output = try pushgate.run("/usr/bin/sqlite3", [pushgate.database, statement])
-        }
-        XCTAssertEqual(output.status, 0, output.stderr)
+        try pushgate.sql("ALTER TABLE schema_migrations RENAME TO schema_migrations_gone")
         let notReady = try pushgate.client.get("/readyz")
         XCTAssertEqual(notReady.status, 503, notReady.text)
         XCTAssertEqual(notReady.text, "not ready\n")
