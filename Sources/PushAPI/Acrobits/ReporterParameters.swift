@@ -44,7 +44,7 @@ struct ReporterParameters {
 
     func value(_ names: [String]) -> (name: String, value: String)? {
         for name in names {
-            if let value = values.pairs.last(where: { $0.name == name })?.value, !Self.meansAbsent(value) {
+            if let value = values[name], !Self.meansAbsent(value) {
                 return (name, value)
             }
         }
