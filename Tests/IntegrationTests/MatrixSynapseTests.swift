@@ -141,16 +141,10 @@ final class MatrixSynapseTests: MockUpstreamsTestCase {
             python, ["-m", "synapse.app.homeserver", "-c", config.path, "--generate-keys"],
             environment: ProcessInfo.processInfo.environment)
         guard keys.status == 0 else { throw PushgateInstance.Failure("synapse --generate-keys: \(keys.stderr)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-m", "synapse.app.homeserver", "-c", config.path]
         let log = directory.appendingPathComponent("synapse.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try PushgateInstance.launch(
+            python, ["-m", "synapse.app.homeserver", "-c", config.path],
+            environment: ProcessInfo.processInfo.environment, log: log)
         synapse = process
         let homeserver = Homeserver(client: HTTPClient(port: port, timeoutSeconds: 10))
         let deadline = Date().addingTimeInterval(60)

@@ -192,13 +192,20 @@ final class PushgateInstance {
     }
 
     private func launch(_ path: String, _ arguments: [String], log: String) throws -> Process {
+        try Self.launch(path, arguments, environment: environment, log: directory.appendingPathComponent(log))
+    }
+
+    /// Starts `path` in the background with its output and errors both in the file `log`
+    /// (made empty first) and nothing on its input.
+    static func launch(_ path: String, _ arguments: [String], environment: [String: String], log: URL) throws
+        -> Process
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = environment
-        let logURL = directory.appendingPathComponent(log)
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: logURL)
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
