@@ -104,7 +104,7 @@ enum Routes {
         let dialects: [[Router.Route]] = [
             reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
             cospace.routes, cospaceEvents.routes, pnm2.routes,
-            [.init("/device_api/{path...}", beamsDevices), .init("/instances/{path...}", beamsDevices)],
+            beamsDevices.routes,
             BeamsClientAPI(store: store, identifiers: identifiers, gate: gate).routes, publishes.routes,
             userPublishes.routes, beamsUsers.routes, matrix.routes,
         ]

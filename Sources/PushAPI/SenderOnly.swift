@@ -90,8 +90,15 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
 
     public var errors: any ErrorRenderer { endpoint.errors }
 
+    /// The endpoint's routes, each answered by its own handler behind the sender check (an
+    /// endpoint may answer its routes with copies of itself that know their address); a route
+    /// the endpoint answers with something else (an unknown path) is refused before any key.
     public var routes: [Router.Route] {
-        endpoint.routes.map { $0.answered(by: self, lane: { [self] head, own in lane(&head, own: own) }) }
+        endpoint.routes.map { route in
+            guard let own = route.handler as? Endpoint else { return route }
+            let guarded = SenderOnly(own, senders: senders)
+            return route.answered(by: guarded, lane: { head, lane in guarded.lane(&head, own: lane) })
+        }
     }
 }
 

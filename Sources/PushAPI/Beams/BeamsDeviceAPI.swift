@@ -13,9 +13,9 @@ import PushCore
 public struct BeamsDeviceAPI: DialectHandler {
     public var errors: any ErrorRenderer { BeamsErrors() }
 
-    public static let prefix = "/device_api"
-    /// The Android SDK's host override replaces `/device_api/v1/` too.
-    public static let overridePrefix = "/instances"
+    /// What this copy answers, as its route gave it (see `routes`); nil: a path no named
+    /// route took.
+    private var shape: BeamsDevicePath.Shape?
 
     /// Interests one list page holds at most (and by default).
     static let interestsPerPage = 100
@@ -53,8 +53,20 @@ public struct BeamsDeviceAPI: DialectHandler {
         userToken = BeamsUserToken(secrets: store, verifiedClaims: verifiedClaims, now: now)
     }
 
+    /// Its resources under both prefixes (the Android SDK's host override replaces
+    /// `/device_api/v1/` too), each answered by a copy that knows which it is.
+    public var routes: [Router.Route] {
+        BeamsDevicePath.routes { shape in
+            var answering = self
+            answering.shape = shape
+            return answering
+        }
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        let path = try BeamsDevicePath(request.path)
+        let path =
+            try shape.map { try BeamsDevicePath($0, request.route?.parameters ?? RouteParameters()) }
+            ?? BeamsDevicePath(unmatched: request.path)
         switch path.resource {
         case .vapidPublicKey:
             try require(request, ["GET"])

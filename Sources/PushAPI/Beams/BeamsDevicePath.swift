@@ -2,8 +2,8 @@ import PushCore
 
 /// Which resource of the Beams device API a path names: `/device_api/v1/instances/…` as the
 /// SDKs send it by default, or `/instances/…` as the Android SDK does when its host override
-/// is a bare origin. Segments arrive percent-decoded (the web SDK encodes the instance id,
-/// interest names and, on delete, the device id).
+/// is a bare origin, as the routes matched it. Segments are percent-decoded here (the web SDK
+/// encodes the instance id, interest names and, on delete, the device id).
 struct BeamsDevicePath: Equatable {
     enum Resource: Equatable {
         /// `…/web-vapid-public-key`
@@ -22,54 +22,115 @@ struct BeamsDevicePath: Equatable {
         case interest(id: String, name: String)
     }
 
-    static let prefixes = ["/device_api/v1/instances/", "/instances/"]
+    /// What a named route's path names; the values come from its parameters.
+    enum Shape: CaseIterable {
+        case vapidPublicKey, devices, device, token, metadata, user, interests, interest
+
+        /// The pattern after `{prefix}/{instance}`.
+        var pattern: String {
+            let device = "/devices/{platform}/{device}"
+            switch self {
+            case .vapidPublicKey: return "/web-vapid-public-key"
+            case .devices: return "/devices/{platform}"
+            case .device: return device
+            case .token: return device + "/token"
+            case .metadata: return device + "/metadata"
+            case .user: return device + "/user"
+            case .interests: return device + "/interests"
+            case .interest: return device + "/interests/{interest}"
+            }
+        }
+    }
+
+    /// Where the resources live: the SDKs' default and the Android host override's.
+    static let prefixes = ["/device_api/v1/instances", "/instances"]
+
+    /// The device API's routes, each answered by `handler(shape)`; the rest of `/device_api/…`
+    /// and `/instances/…` by `handler(nil)`, which reads them with `init(unmatched:)`. Every
+    /// route keeps the metrics label of its first segment.
+    static func routes(_ handler: (Shape?) -> any DialectHandler) -> [Router.Route] {
+        var routes: [Router.Route] = []
+        for prefix in prefixes {
+            let label = "/" + String(prefix.split(separator: "/")[0])
+            for shape in Shape.allCases {
+                routes.append(Router.Route(prefix + "/{instance}" + shape.pattern, handler(shape), endpoint: label))
+            }
+            routes.append(Router.Route(label + "/{path...}", handler(nil)))
+        }
+        return routes
+    }
 
     var instanceID: String
     /// The platform segment (`apns`, `fcm`, `web`); nil for the VAPID key.
     var platform: Platform?
     var resource: Resource
 
-    init(_ path: String) throws(BeamsError) {
-        guard let prefix = Self.prefixes.first(where: { path.hasPrefix($0) }) else {
+    /// The resource a named route took: its parameters percent-decoded, then the platform and
+    /// the device id judged.
+    init(_ shape: Shape, _ parameters: RouteParameters) throws(BeamsError) {
+        func decoded(_ name: String) throws(BeamsError) -> String? {
+            guard let raw = parameters[name] else { return nil }
+            return try Self.decode(raw)
+        }
+        // Every segment decoded before any is judged, as for a path no route took.
+        instanceID = try decoded("instance") ?? ""
+        let (platformName, device, interest) = (try decoded("platform"), try decoded("device"), try decoded("interest"))
+        platform = try platformName.map { name throws(BeamsError) in try Self.platform(name) }
+        func id() throws(BeamsError) -> String { try Self.deviceID(device ?? "") }
+        switch shape {
+        case .vapidPublicKey: resource = .vapidPublicKey
+        case .devices: resource = .devices
+        case .device: resource = .device(id: try? id())
+        case .token: resource = .token(id: try id())
+        case .metadata: resource = .metadata(id: try id())
+        case .user: resource = .user(id: try id())
+        case .interests: resource = .interests(id: try id())
+        case .interest: resource = .interest(id: try id(), name: interest ?? "")
+        }
+    }
+
+    /// A path under the prefixes that no named route took, read for what is wrong with it
+    /// (the SDKs act on the status: 404 registers again, 400 drops the job). Two such paths
+    /// name a resource, since the table matches no empty segment: `…/devices/{platform}/`, a
+    /// device id this server cannot have issued, and `…/interests/`, an empty interest name.
+    init(unmatched path: String) throws(BeamsError) {
+        guard let prefix = Self.prefixes.first(where: { path.hasPrefix($0 + "/") }) else {
             throw .notFound("No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
         }
         var parts: [String] = []
-        for raw in path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false) {
-            do {
-                parts.append(try FormParameters.percentDecode(raw, plusAsSpace: false))
-            } catch {
-                throw .invalidField("The path is not validly percent-encoded.")
-            }
+        for raw in path.utf8.dropFirst(prefix.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            parts.append(try Self.decode(Substring(raw)))
         }
         guard let instance = parts.first, !instance.isEmpty else { throw .instanceNotFound }
-        instanceID = instance
-        if parts.count == 2, parts[1] == "web-vapid-public-key" {
-            platform = nil
-            resource = .vapidPublicKey
-            return
-        }
         guard parts.count >= 3, parts[1] == "devices" else { throw .notFound("No such resource.") }
-        guard let named = Platform(beamsName: parts[2]) else {
-            throw .notFound("No such resource: the device platforms are apns, fcm and web.")
-        }
-        platform = named
+        instanceID = instance
+        platform = try Self.platform(parts[2])
         switch parts.count {
-        case 3: resource = .devices
-        case 4: resource = .device(id: try? Self.deviceID(parts[3]))
-        case 5:
-            let id = try Self.deviceID(parts[3])
-            switch parts[4] {
-            case "token": resource = .token(id: id)
-            case "metadata": resource = .metadata(id: id)
-            case "user": resource = .user(id: id)
-            case "interests": resource = .interests(id: id)
-            default: throw .notFound("No such resource.")
-            }
+        case 4:
+            resource = .device(id: nil)
+            return
+        case 5: _ = try Self.deviceID(parts[3])
         case 6 where parts[4] == "interests":
             resource = .interest(id: try Self.deviceID(parts[3]), name: parts[5])
-        default:
-            throw .notFound("No such resource.")
+            return
+        default: break
         }
+        throw .notFound("No such resource.")
+    }
+
+    private static func decode(_ segment: Substring) throws(BeamsError) -> String {
+        do {
+            return try FormParameters.percentDecode(segment, plusAsSpace: false)
+        } catch {
+            throw .invalidField("The path is not validly percent-encoded.")
+        }
+    }
+
+    private static func platform(_ name: String) throws(BeamsError) -> Platform {
+        guard let platform = Platform(beamsName: name) else {
+            throw .notFound("No such resource: the device platforms are apns, fcm and web.")
+        }
+        return platform
     }
 
     /// Ids this server issues are UUIDs; anything that could not be one is an unknown device

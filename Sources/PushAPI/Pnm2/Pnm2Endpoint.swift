@@ -9,14 +9,6 @@ enum Pnm2Endpoint: Equatable {
     /// `/pnm2`: the old form-urlencoded service, one push, the reply's code as HTTP status.
     case form
 
-    init?(path: String) {
-        switch path {
-        case "/pnm2", "/pnm2/": self = .form
-        case "/pnm2/send", "/pnm2/send/": self = .send
-        case "/pnm2/multisend", "/pnm2/multisend/": self = .multisend
-        default: return nil
-        }
-    }
 
     /// A dead token's reply, worded as the document's example for each address (the two
     /// examples differ; a script matching one of them keeps working).

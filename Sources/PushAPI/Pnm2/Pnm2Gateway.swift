@@ -18,6 +18,9 @@ public struct Pnm2Gateway: SendEndpoint {
     public static let maximumPushesPerRequest = 5000
 
     private let dispatch: Pnm2Dispatch
+    /// The address this copy answers, as its route gave it (see `routes`); nil for the
+    /// gateway as a whole, which answers nothing itself.
+    private var address: Pnm2Endpoint?
 
     /// - Parameters:
     ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a dead token
@@ -49,9 +52,7 @@ public struct Pnm2Gateway: SendEndpoint {
     }
 
     private func endpoint(of request: Request) throws -> Pnm2Endpoint {
-        guard let endpoint = Pnm2Endpoint(path: request.path) else {
-            throw Pnm2Refusal(404, "no pnm2 endpoint at \(request.path): use /pnm2/send or /pnm2/multisend")
-        }
+        guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
         guard request.method == "POST" else { throw Pnm2Refusal(400, "use POST", headers: [("Allow", "POST")]) }
         return endpoint
     }
@@ -101,13 +102,22 @@ public struct Pnm2Gateway: SendEndpoint {
         if let refusal = sender.refusal(naming: apps) { throw refusal }
     }
 
-    /// The three addresses, whose POSTs reach APNs/FCM and so wait in the upstream lane
-    /// (anything else is answered at once where it was read), and the rest of `/pnm2/…`,
-    /// refused in pnm2's shape.
+    /// The three addresses, each answered by a copy of the gateway that knows which it is,
+    /// whose POSTs reach APNs/FCM and so wait in the upstream lane (anything else is answered
+    /// at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
     public var routes: [Router.Route] {
         let lane: Router.Route.Lane = { $0.method == "POST" ? .upstream : nil }
-        let addresses = ["/pnm2/?", "/pnm2/send/?", "/pnm2/multisend/?"]
-        return addresses.map { .init($0, self, endpoint: Self.prefix, lane: lane) } + [.init("/pnm2/{path...}", self)]
+        let addresses: [(String, Pnm2Endpoint)] = [("/pnm2/?", .form), ("/pnm2/send/?", .send), ("/pnm2/multisend/?", .multisend)]
+        let unknown = UnknownPath(errors: Pnm2Errors()) { throw Self.noEndpoint(at: $0.path) }
+        return addresses.map { pattern, address in
+            var answering = self
+            answering.address = address
+            return .init(pattern, answering, endpoint: Self.prefix, lane: lane)
+        } + [.init("/pnm2/{path...}", unknown)]
+    }
+
+    private static func noEndpoint(at path: String) -> Pnm2Refusal {
+        Pnm2Refusal(404, "no pnm2 endpoint at \(path): use /pnm2/send or /pnm2/multisend")
     }
 
     /// The busy answer's `response`: a PBX script may match it to retry.
