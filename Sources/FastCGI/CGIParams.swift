@@ -1,5 +1,6 @@
 import CFastCGI
 import Glibc
+import PushCore
 
 /// The CGI parameters (`NAME=value` strings) libfcgi received for one request, kept as what a
 /// `Request` is made of: the few CGI variables pushgate reads, and the `HTTP_*` ones already as
@@ -19,7 +20,7 @@ struct CGIParams: Equatable {
     var requestID: String?
     /// `HTTP_USER_AGENT` → `user-agent` (see `headerName`), repeats joined (see `add`).
     /// Room for a client's usual headers at once, not a resize for each of the first few.
-    var headers = [String: String](minimumCapacity: 8)
+    var headers = HTTPHeaders(minimumCapacity: 8)
 
     /// The variables read, by name; an index into the stored properties above.
     private enum Variable: CaseIterable {
@@ -41,13 +42,31 @@ struct CGIParams: Equatable {
             }
         }
 
+        /// Told apart by length and first byte: at most two names share both, so each of a
+        /// request's params costs a comparison or two, not a scan of every name.
         static func named(_ bytes: UnsafeBufferPointer<UInt8>) -> Variable? {
-            for variable in allCases {
-                let name = variable.name
-                guard name.utf8CodeUnitCount == bytes.count else { continue }
-                if memcmp(name.utf8Start, bytes.baseAddress!, bytes.count) == 0 { return variable }
+            guard let first = bytes.first else { return nil }
+            let candidates: (Variable, Variable?)
+            switch (bytes.count, first) {
+            case (9, UInt8(ascii: "P")): candidates = (.pathInfo, nil)
+            case (10, UInt8(ascii: "R")): candidates = (.requestID, nil)
+            case (11, UInt8(ascii: "R")): candidates = (.requestURI, .remoteAddress)
+            case (11, UInt8(ascii: "S")): candidates = (.scriptName, nil)
+            case (12, UInt8(ascii: "C")): candidates = (.contentType, nil)
+            case (12, UInt8(ascii: "D")): candidates = (.documentURI, nil)
+            case (12, UInt8(ascii: "Q")): candidates = (.queryString, nil)
+            case (14, UInt8(ascii: "R")): candidates = (.requestMethod, nil)
+            case (14, UInt8(ascii: "C")): candidates = (.contentLength, nil)
+            default: return nil
             }
+            if candidates.0.matches(bytes) { return candidates.0 }
+            if let second = candidates.1, second.matches(bytes) { return second }
             return nil
+        }
+
+        private func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let name = self.name
+            return name.utf8CodeUnitCount == bytes.count && memcmp(name.utf8Start, bytes.baseAddress!, bytes.count) == 0
         }
     }
 
@@ -80,22 +99,24 @@ struct CGIParams: Equatable {
         return params
     }
 
-    private static let httpPrefix: [UInt8] = Array("HTTP_".utf8)
+    private static let httpPrefix: StaticString = "HTTP_"
 
     /// nginx before 1.23 sends a header that occurs twice as two `HTTP_*` params: they are
     /// joined the way HTTP does (`, `, and `; ` for cookies). For anything else the first one
     /// wins, as with `FCGX_GetParam`.
     private mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        if name.count > 5, name.starts(with: Self.httpPrefix) {
+        if name.count > 5, memcmp(name.baseAddress!, Self.httpPrefix.utf8Start, 5) == 0 {
             let header = Self.headerName(cgiName: UnsafeBufferPointer(rebasing: name[5...]))
-            let text = String(decoding: value, as: UTF8.self)
-            // One hash lookup for the usual case, a header seen once; a repeat is put right after.
-            guard let existing = headers.updateValue(text, forKey: header) else { return }
+            let text = value.isEmpty ? "" : String(decoding: value, as: UTF8.self)
+            guard let existing = headers[header] else {
+                headers[header] = text
+                return
+            }
             headers[header] = existing + (header == "cookie" ? "; " : ", ") + text
             return
         }
         guard let variable = Variable.named(name) else { return }
-        let text = String(decoding: value, as: UTF8.self)
+        let text = value.isEmpty ? "" : String(decoding: value, as: UTF8.self)
         switch variable {
         case .requestMethod: requestMethod = requestMethod ?? text
         case .requestURI: requestURI = requestURI ?? text

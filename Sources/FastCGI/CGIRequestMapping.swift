@@ -23,8 +23,11 @@ enum CGIRequestMapping {
     static func target(_ params: CGIParams) -> (path: String, query: String) {
         if let uri = nonEmpty(params.requestURI) {
             let target = originForm(uri)
-            guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, "") }
-            return (String(target[..<question]), String(target[target.utf8.index(after: question)...]))
+            let utf8 = target.utf8
+            let offset = utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) } ?? utf8.firstIndex(of: UInt8(ascii: "?")).map { utf8.distance(from: utf8.startIndex, to: $0) }
+            guard let offset else { return (target, "") }
+            let question = utf8.index(utf8.startIndex, offsetBy: offset)
+            return (String(target[..<question]), String(target[utf8.index(after: question)...]))
         }
         let path =
             nonEmpty(params.documentURI)
@@ -36,7 +39,7 @@ enum CGIRequestMapping {
     /// The `HTTP_*` params as headers, with `CONTENT_TYPE` and `CONTENT_LENGTH` (which CGI keeps
     /// apart from the other headers) as `content-type`, `content-length`. The CGI variables win
     /// over a same-named `HTTP_*` param: they describe the body nginx actually forwards.
-    static func headers(_ params: CGIParams) -> [String: String] {
+    static func headers(_ params: CGIParams) -> HTTPHeaders {
         var headers = params.headers
         if let type = nonEmpty(params.contentType) { headers["content-type"] = type }
         if let length = nonEmpty(params.contentLength) { headers["content-length"] = length }

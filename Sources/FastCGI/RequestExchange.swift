@@ -171,8 +171,7 @@ final class RequestExchange: @unchecked Sendable {
 
     private func write(_ response: Response, _ request: UnsafeMutablePointer<FCGX_Request>) {
         let out = request.pointee.out
-        let head = CGIResponseEncoding.head(response)
-        head.withUnsafeBytes { put($0, out) }
+        CGIResponseEncoding.writeHead(response) { put(UnsafeRawBufferPointer($0), out) }
         response.body.withUnsafeBytes { put($0, out) }
     }
 

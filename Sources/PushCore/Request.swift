@@ -6,7 +6,7 @@ public struct Request: Sendable {
     /// The raw query string, without the `?`.
     public var query: String
     /// Header names lowercased, hyphens kept (`content-type`, `authorization`).
-    public var headers: [String: String]
+    public var headers: HTTPHeaders
     public var body: [UInt8]
     /// The client's address as the front server saw it.
     public var remoteAddress: String
@@ -21,7 +21,7 @@ public struct Request: Sendable {
     public var route: RouteMatch?
 
     public init(
-        method: String, path: String, query: String = "", headers: [String: String] = [:],
+        method: String, path: String, query: String = "", headers: HTTPHeaders = [:],
         body: [UInt8] = [], remoteAddress: String = "127.0.0.1", id: String = "-"
     ) {
         self.method = method
@@ -34,7 +34,7 @@ public struct Request: Sendable {
     }
 
     /// Builds a request from an origin-form target such as `/token/?a=b`.
-    public init(method: String, target: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         if let question = target.firstIndex(of: "?") {
             self.init(
                 method: method, path: String(target[..<question]),
@@ -45,6 +45,20 @@ public struct Request: Sendable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// A request made in process (tests, a wrapper) with its headers as a dictionary.
+    public init(
+        method: String, path: String, query: String = "", headers: [String: String], body: [UInt8] = [],
+        remoteAddress: String = "127.0.0.1", id: String = "-"
+    ) {
+        self.init(
+            method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body,
+            remoteAddress: remoteAddress, id: id)
+    }
+
+    public init(method: String, target: String, headers: [String: String], body: [UInt8] = []) {
+        self.init(method: method, target: target, headers: HTTPHeaders(headers), body: body)
+    }
 
     /// The media type of the body without parameters, lowercased (`application/json`).
     public var mediaType: String? {

@@ -117,6 +117,21 @@ final class CGIRequestMappingTests: XCTestCase {
         XCTAssertEqual(params, expected)
     }
 
+    /// Each variable a request is made of is found by its name, whichever shares its length.
+    func testEveryVariableIsRead() {
+        let params = CGIParams(pairs: [
+            ("REQUEST_METHOD", "POST"), ("REQUEST_URI", "/a?b"), ("DOCUMENT_URI", "/a"), ("SCRIPT_NAME", "/s"),
+            ("PATH_INFO", "/p"), ("QUERY_STRING", "b"), ("CONTENT_TYPE", "text/plain"), ("CONTENT_LENGTH", "3"),
+            ("REMOTE_ADDR", "192.0.2.1"), ("REQUEST_ID", "r1"), ("REQUEST_IX", "no"), ("SCRIPT_NAMF", "no"),
+        ])
+        XCTAssertEqual(
+            [
+                params.requestMethod, params.requestURI, params.documentURI, params.scriptName, params.pathInfo,
+                params.queryString, params.contentType, params.contentLength, params.remoteAddress, params.requestID,
+            ], ["POST", "/a?b", "/a", "/s", "/p", "b", "text/plain", "3", "192.0.2.1", "r1"])
+        XCTAssertEqual(params.headers, [:])
+    }
+
     func testHeaderNamesAreLowercasedWithHyphens() {
         let params = CGIParams(pairs: [("HTTP_X_PUSHGATE_KEY", "k"), ("HTTP_ACCEPT_ENCODING_9", "v")])
         XCTAssertEqual(params.headers, ["x-pushgate-key": "k", "accept-encoding-9": "v"])

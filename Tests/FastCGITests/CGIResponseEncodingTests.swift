@@ -15,6 +15,15 @@ final class CGIResponseEncodingTests: XCTestCase {
             "Status: 201 Created\r\nContent-Type: application/json\r\nX-Id: 7\r\nContent-Length: 2\r\n\r\n{}")
     }
 
+    func testTheLengthIsTheBodysInDecimal() {
+        for length in [1, 9, 10, 99, 100, 65_536, 1_000_000] {
+            let head = CGIResponseEncoding.head(Response(status: 200, headers: [], body: [UInt8](repeating: 1, count: length)))
+            XCTAssertEqual(String(decoding: head, as: UTF8.self), "Status: 200 OK\r\nContent-Length: \(length)\r\n\r\n")
+        }
+        let odd = CGIResponseEncoding.head(Response(status: 999, headers: [("A", "b")], body: []))
+        XCTAssertEqual(String(decoding: odd, as: UTF8.self), "Status: 999 \(Response.reasonPhrase(999))\r\nA: b\r\nContent-Length: 0\r\n\r\n")
+    }
+
     func testEmptyResponseHasZeroLengthAndNoInventedContentType() {
         XCTAssertEqual(text(.emptyOK), "Status: 200 OK\r\nContent-Length: 0\r\n\r\n")
     }

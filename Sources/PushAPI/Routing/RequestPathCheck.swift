@@ -37,13 +37,7 @@ public struct RequestPathCheck: Sendable {
     public func refusal(_ path: String, opaqueTailAfter segments: Int? = nil) -> Refusal? {
         // Every refusal needs a ".", a "%" or a "//": a path with none of them, nearly every
         // path, is passed after one look at its bytes.
-        var previous: UInt8 = 0
-        let suspect = path.utf8.contains { byte in
-            defer { previous = byte }
-            return byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
-                || (byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/"))
-        }
-        guard suspect else { return nil }
+        guard Self.isSuspect(path) else { return nil }
         let bytes = Array(path.utf8)
         // Where the opaque tail starts: after the leading "/" and `segments + 1` more slashes.
         var tailStart = bytes.count + 1
@@ -91,6 +85,20 @@ public struct RequestPathCheck: Sendable {
             index += 1
         }
         return segmentEnded()
+    }
+
+    /// Whether the path has a ".", a "%" or a "//", read in place.
+    private static func isSuspect(_ path: String) -> Bool {
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") { return true }
+                if byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/") { return true }
+                previous = byte
+            }
+            return false
+        }
+        return path.utf8.withContiguousStorageIfAvailable(scan) ?? Array(path.utf8).withUnsafeBufferPointer(scan)
     }
 
     /// The path as nginx would normalise it (decoded `/` and `.`, `//` merged, `.` and `..`

@@ -1,3 +1,4 @@
+import Glibc
 import PushCore
 
 /// Finds the route of a raw path in one walk over its segments. The most specific route wins,
@@ -15,6 +16,16 @@ struct RouteTable: Sendable {
         var route: Int?
         /// Whether `route` takes its path with a trailing `/` too.
         var routeTakesTrailingSlash = false
+
+        /// The child of the literal `segment`, compared by length, then bytes.
+        func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
+            guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
+            for (text, node) in literals where text.count == segment.count {
+                let equal = text.withUnsafeBufferPointer { memcmp($0.baseAddress!, start, segment.count) == 0 }
+                if equal { return node }
+            }
+            return nil
+        }
     }
 
     private let root = Node()
@@ -64,39 +75,48 @@ struct RouteTable: Sendable {
 
     /// The index of `path`'s route and its parameters, nil when none matches.
     func match(_ path: String) -> (index: Int, parameters: RouteParameters)? {
-        let bytes = path.utf8
-        guard bytes.first == Self.slash else { return nil }
-        var parameters = RouteParameters()
-        guard let index = match(path, from: bytes.index(after: bytes.startIndex), at: root, &parameters) else {
-            return nil
-        }
-        return (index, parameters)
+        var path = path
+        path.makeContiguousUTF8()  // what a request's path already is: then a no-op
+        return path.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.first == Self.slash else { return nil }
+            var parameters = RouteParameters()
+            guard let index = match(Walk(path: path, bytes: bytes), from: 1, at: root, &parameters) else { return nil }
+            return (index, parameters)
+        } ?? nil
     }
 
     private static let slash = UInt8(ascii: "/")
 
-    /// The route below `node` of the path's rest from `start`, the first byte of a segment (nil
-    /// when the path ended before one). On the path's own bytes: every request goes through
-    /// here, so it splits nothing off and hashes nothing.
-    private func match(_ path: String, from start: String.Index?, at node: Node, _ parameters: inout RouteParameters)
-        -> Int?
-    {
+    /// The path as a String (for its parameters' values) and as bytes (to walk).
+    private struct Walk {
+        let path: String
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        func value(_ range: Range<Int>) -> Substring {
+            let utf8 = path.utf8
+            return path[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+        }
+    }
+
+    /// The route below `node` of the path's rest from `start`, the offset of the first byte of a
+    /// segment (nil when the path ended before one). On the path's own bytes: every request
+    /// goes through here, so it splits nothing off and hashes nothing.
+    private func match(_ walk: Walk, from start: Int?, at node: Node, _ parameters: inout RouteParameters) -> Int? {
         // A tail of no segments at all gives no value: `/pushToken/u/s` has no token,
         // `/pushToken/u/s/` an empty one.
         guard let start else { return node.route ?? node.tail?.route }
-        let bytes = path.utf8
-        let end = bytes[start...].firstIndex(of: Self.slash) ?? bytes.endIndex
-        let next = end == bytes.endIndex ? nil : bytes.index(after: end)
-        let segment = bytes[start..<end]
-        if let child = node.literals.first(where: { segment.elementsEqual($0.text) })?.node,
-            let route = match(path, from: next, at: child, &parameters)
-        {
+        let bytes = walk.bytes
+        var end = start
+        while end < bytes.count, bytes[end] != Self.slash { end += 1 }
+        let next = end == bytes.count ? nil : end + 1
+        let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if let child = node.literal(segment), let route = match(walk, from: next, at: child, &parameters) {
             return route
         }
         if let (name, child) = node.parameter, start != end {
             var tried = parameters
-            tried.append(name, path[start..<end])
-            if let route = match(path, from: next, at: child, &tried) {
+            tried.append(name, walk.value(start..<end))
+            if let route = match(walk, from: next, at: child, &tried) {
                 parameters = tried
                 return route
             }
@@ -105,7 +125,7 @@ struct RouteTable: Sendable {
             return route
         }
         if let tail = node.tail {
-            parameters.append(tail.name, path[start...])
+            parameters.append(tail.name, walk.value(start..<bytes.count))
             return tail.route
         }
         return nil

@@ -1,0 +1,45 @@
+/// A request's headers, names lowercased with hyphens (`content-type`). A client sends a
+/// handful, so a list read in order beats a dictionary, which hashed every name on the way in
+/// and allocated a table for each request whether a handler looked at it or not.
+public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, Sequence {
+    public typealias Field = (name: String, value: String)
+
+    private var fields: [Field] = []
+
+    public init() {}
+
+    /// Room for `count` fields at once, not a resize for each of the first few.
+    public init(minimumCapacity count: Int) {
+        fields.reserveCapacity(count)
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements { self[name] = value }
+    }
+
+    public init(_ dictionary: [String: String]) {
+        fields = dictionary.map { ($0.key, $0.value) }
+    }
+
+    /// The value of the field `name` (lowercase); setting nil removes it.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name == name }?.value }
+        set {
+            guard let index = fields.firstIndex(where: { $0.name == name }) else {
+                if let newValue { fields.append((name, newValue)) }
+                return
+            }
+            if let newValue { fields[index].value = newValue } else { fields.remove(at: index) }
+        }
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The same fields, in any order (as two dictionaries are equal).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.count == rhs.count && lhs.fields.allSatisfy { rhs[$0.name] == $0.value }
+    }
+}
