@@ -108,11 +108,7 @@ struct CGIParams: Equatable {
         if name.count > 5, memcmp(name.baseAddress!, Self.httpPrefix.utf8Start, 5) == 0 {
             let header = Self.headerName(cgiName: UnsafeBufferPointer(rebasing: name[5...]))
             let text = value.isEmpty ? "" : String(decoding: value, as: UTF8.self)
-            guard let existing = headers[header] else {
-                headers[header] = text
-                return
-            }
-            headers[header] = existing + (header == "cookie" ? "; " : ", ") + text
+            headers.add(header, text, joiningRepeatsWith: header == "cookie" ? "; " : ", ")
             return
         }
         guard let variable = Variable.named(name) else { return }

@@ -17,7 +17,7 @@ final class ReadyConnections: @unchecked Sendable {
     private let listener: Int32
     private let lock = NSLock()
     /// Kept connections waiting for their next request, to close when the server stops.
-    private var parked: Set<Int32> = []
+    private var parked = DescriptorSet()
 
     init(listener: Int32) throws(FastCGIError) {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -102,8 +102,8 @@ final class ReadyConnections: @unchecked Sendable {
     /// Closes the parked connections and the epoll set, once no thread waits on them.
     func close() {
         lock.lock()
-        let idle = parked
-        parked = []
+        let idle = parked.descriptors
+        parked = DescriptorSet()
         lock.unlock()
         for connection in idle { _ = Glibc.close(connection) }
         _ = Glibc.close(epoll)

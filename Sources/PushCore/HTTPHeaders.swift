@@ -33,6 +33,16 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
         }
     }
 
+    /// Adds a field; a name already present gets `value` joined to its own after `separator`
+    /// (a header sent twice). One look through the fields, not a read and then a write.
+    public mutating func add(_ name: String, _ value: String, joiningRepeatsWith separator: String) {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else {
+            fields.append((name, value))
+            return
+        }
+        fields[index].value += separator + value
+    }
+
     public var count: Int { fields.count }
     public var isEmpty: Bool { fields.isEmpty }
 

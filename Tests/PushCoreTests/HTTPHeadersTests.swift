@@ -18,6 +18,14 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertNil(headers["accept"])
     }
 
+    func testARepeatedFieldIsJoined() {
+        var headers = HTTPHeaders()
+        headers.add("accept", "a", joiningRepeatsWith: ", ")
+        headers.add("host", "h", joiningRepeatsWith: ", ")
+        headers.add("accept", "b", joiningRepeatsWith: ", ")
+        XCTAssertEqual(headers, ["accept": "a, b", "host": "h"])
+    }
+
     func testEqualityIgnoresOrderButNotValuesOrCount() {
         let headers: HTTPHeaders = ["a": "1", "b": "2"]
         XCTAssertEqual(headers, ["b": "2", "a": "1"])
