@@ -80,9 +80,10 @@ public struct Router: RequestHandler {
 
     public func route(_ head: inout Request) -> RequestLane? {
         let match = match(head.path)
-        head.route = match
+        let (refused, index) = (match.pathRefusal != nil, match.index)
+        head.route = consume match
         // A refused path is answered where it was read, whichever lane its route has.
-        guard match.pathRefusal == nil, let index = match.index, let lane = routes[index].lane else { return nil }
+        guard !refused, let index, let lane = routes[index].lane else { return nil }
         let chosen = lane(&head)
         head.route?.lane = chosen
         return chosen

@@ -83,11 +83,10 @@ enum AcrobitsAccountTable {
     }
 
     /// What each channel of `selector` links to now.
-    static func links(selector: String, in database: some SQLConnection) throws -> [AcrobitsChannel: AcrobitsLink] {
+    static func links(selector: String, in database: some SQLConnection) throws -> AcrobitsLinks {
         try database.withStatement(linksSQL) { row in
             try row.bind(selector, at: 1)
-            // Room for both channels at once, not a resize on the second.
-            var links = [AcrobitsChannel: AcrobitsLink](minimumCapacity: AcrobitsChannel.allCases.count)
+            var links = AcrobitsLinks()
             while try row.step() {
                 links[try channel(row, column: 0, selector: selector)] = AcrobitsLink(
                     deviceID: row.int64(1), username: row.string(2),
@@ -182,6 +181,34 @@ enum AcrobitsAccountTable {
 
 /// One channel's link as stored: the device it pushes to and the username last reported,
 /// and that device's row as the link was read (nil for a link the report itself wrote).
+/// An account's links by channel. Two channels: two slots, where a dictionary allocated a
+/// table and hashed the channel on every report.
+struct AcrobitsLinks {
+    private var calls: AcrobitsLink?
+    private var msgs: AcrobitsLink?
+
+    subscript(channel: AcrobitsChannel) -> AcrobitsLink? {
+        get {
+            switch channel {
+            case .calls: calls
+            case .msgs: msgs
+            }
+        }
+        set {
+            switch channel {
+            case .calls: calls = newValue
+            case .msgs: msgs = newValue
+            }
+        }
+    }
+
+    /// Links `channel` to `link`, giving back what it linked to before.
+    mutating func updateValue(_ link: AcrobitsLink, forKey channel: AcrobitsChannel) -> AcrobitsLink? {
+        defer { self[channel] = link }
+        return self[channel]
+    }
+}
+
 struct AcrobitsLink: Equatable {
     var deviceID: Int64
     var username: String?
