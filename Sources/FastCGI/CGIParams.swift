@@ -127,10 +127,20 @@ struct CGIParams: Equatable {
         }
     }
 
+    /// The headers nearly every request carries, their names made once: made for each
+    /// request, they were a tenth of reading its head.
+    private static let commonHeaders: [(cgi: StaticString, name: String)] = [
+        ("HOST", "host"), ("USER_AGENT", "user-agent"), ("ACCEPT", "accept"), ("ACCEPT_ENCODING", "accept-encoding"),
+        ("AUTHORIZATION", "authorization"), ("CONTENT_TYPE", "content-type"), ("CONNECTION", "connection"),
+    ]
+
     /// nginx drops client headers with `_` in their names (`underscores_in_headers off`), so
     /// every `_` in a param name stood for a `-`.
     static func headerName(cgiName: UnsafeBufferPointer<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: cgiName.count) { buffer in
+        for common in commonHeaders where common.cgi.utf8CodeUnitCount == cgiName.count {
+            if memcmp(common.cgi.utf8Start, cgiName.baseAddress!, cgiName.count) == 0 { return common.name }
+        }
+        return String(unsafeUninitializedCapacity: cgiName.count) { buffer in
             for (index, byte) in cgiName.enumerated() {
                 switch byte {
                 case UInt8(ascii: "_"): buffer[index] = UInt8(ascii: "-")

@@ -2,7 +2,12 @@
 /// handful, so a list read in order beats a dictionary, which hashed every name on the way in
 /// and allocated a table for each request whether a handler looked at it or not.
 public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, Sequence {
-    public typealias Field = (name: String, value: String)
+    /// One header. A struct, not a tuple: an array of tuples is destroyed through the
+    /// runtime's generic tuple code, one call per field.
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
 
     private var fields: [Field] = []
 
@@ -18,7 +23,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     }
 
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.map { ($0.key, $0.value) }
+        fields = dictionary.map { Field(name: $0.key, value: $0.value) }
     }
 
     /// The value of the field `name` (lowercase); setting nil removes it.
@@ -26,7 +31,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
         get { fields.first { $0.name == name }?.value }
         set {
             guard let index = fields.firstIndex(where: { $0.name == name }) else {
-                if let newValue { fields.append((name, newValue)) }
+                if let newValue { fields.append(Field(name: name, value: newValue)) }
                 return
             }
             if let newValue { fields[index].value = newValue } else { fields.remove(at: index) }
@@ -37,7 +42,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// (a header sent twice). One look through the fields, not a read and then a write.
     public mutating func add(_ name: String, _ value: String, joiningRepeatsWith separator: String) {
         guard let index = fields.firstIndex(where: { $0.name == name }) else {
-            fields.append((name, value))
+            fields.append(Field(name: name, value: value))
             return
         }
         fields[index].value += separator + value

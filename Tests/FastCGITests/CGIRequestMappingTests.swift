@@ -135,5 +135,10 @@ final class CGIRequestMappingTests: XCTestCase {
     func testHeaderNamesAreLowercasedWithHyphens() {
         let params = CGIParams(pairs: [("HTTP_X_PUSHGATE_KEY", "k"), ("HTTP_ACCEPT_ENCODING_9", "v")])
         XCTAssertEqual(params.headers, ["x-pushgate-key": "k", "accept-encoding-9": "v"])
+        // The common names are made once, the rest byte by byte: both the same way.
+        let common = CGIParams(pairs: [
+            ("HTTP_ACCEPT_ENCODING", "gzip"), ("HTTP_CONNECTION", "close"), ("HTTP_HOS", "h"), ("HTTP_ACCEPT", "*/*"),
+        ])
+        XCTAssertEqual(common.headers, ["accept-encoding": "gzip", "connection": "close", "hos": "h", "accept": "*/*"])
     }
 }
