@@ -1,5 +1,4 @@
 import CoreMetrics
-import Dispatch
 import Foundation
 import PushAPI
 import PushCore
@@ -38,7 +37,7 @@ struct RequestMetrics: RequestHandler {
         }
         handles.busy.increment()
         defer { handles.busy.decrement() }
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = Monotonic.nanoseconds()
         let endpoint = handles.endpoint(match)
         var response = router.handle(request)
         if let parked = response.parked {
@@ -48,12 +47,12 @@ struct RequestMetrics: RequestHandler {
             gauge.increment()
             response.parked = parked.map { [handles] answer in
                 gauge.decrement()
-                handles.record(endpoint, answer.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+                handles.record(endpoint, answer.status, nanoseconds: Monotonic.nanoseconds() &- start)
                 return answer
             }
             return response
         }
-        handles.record(endpoint, response.status, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+        handles.record(endpoint, response.status, nanoseconds: Monotonic.nanoseconds() &- start)
         return response
     }
 
