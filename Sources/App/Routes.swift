@@ -54,9 +54,11 @@ enum Routes {
             apps: store, accounts: store, directory: store, gate: gate, stored: services.storedReports,
             subscriptions: subscriptions)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
-        let bridgeApps = BridgeApps(apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
+        let bridgeApps = BridgeApps(
+            apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
         let cospacePasswords = services.cospacePasswords
-        let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) { user, password, storedHash in
+        let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) {
+            user, password, storedHash in
             cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
         }
         let cospaceEvents = SenderOnly(
@@ -69,7 +71,8 @@ enum Routes {
         // the stored devices the upstream calls dead pruned.
         func deliverer(dialect: String) -> PruningDeliverer {
             PruningDeliverer(
-                CountingDeliverer(services.deliverer, dialect: dialect, catalog: store, metrics: services.metrics.delivery),
+                CountingDeliverer(
+                    services.deliverer, dialect: dialect, catalog: store, metrics: services.metrics.delivery),
                 devices: store, records: store, logger: services.logger)
         }
         let pnm2 = SenderOnly(

@@ -91,7 +91,9 @@ struct CGIParams: Equatable {
             entry.withMemoryRebound(to: UInt8.self, capacity: length) { start in
                 let bytes = UnsafeBufferPointer(start: start, count: length)
                 let equals = bytes.firstIndex(of: UInt8(ascii: "=")) ?? length
-                let value = equals < length ? UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]) : .init(start: nil, count: 0)
+                let value =
+                    equals < length
+                    ? UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]) : .init(start: nil, count: 0)
                 params.add(name: UnsafeBufferPointer(rebasing: bytes[..<equals]), value: value)
             }
             cursor += 1

@@ -59,7 +59,9 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         case .allowed(let sender):
             guard sender.scope.sends else {
                 throw SenderRefusal.forbidden(
-                    reason: "the sender key \(sender.name) is an operator key: it reads /metrics and /status and sends nothing")
+                    reason:
+                        "the sender key \(sender.name) is an operator key: it reads /metrics and /status and sends nothing"
+                )
             }
             guard sender.scope.allows(endpoint.dialect) else {
                 throw SenderRefusal.forbidden(

@@ -58,7 +58,10 @@ final class CGIRequestMappingTests: XCTestCase {
         ])
         XCTAssertEqual(
             request.headers,
-            ["user-agent": "Acrobits/1.0", "authorization": "Bearer k", "x-forwarded-for": "1.2.3.4", "host": "localhost"])
+            [
+                "user-agent": "Acrobits/1.0", "authorization": "Bearer k", "x-forwarded-for": "1.2.3.4",
+                "host": "localhost",
+            ])
         XCTAssertEqual(request.header("User-Agent"), "Acrobits/1.0")
     }
 

@@ -17,11 +17,14 @@ final class CGIResponseEncodingTests: XCTestCase {
 
     func testTheLengthIsTheBodysInDecimal() {
         for length in [1, 9, 10, 99, 100, 65_536, 1_000_000] {
-            let head = CGIResponseEncoding.head(Response(status: 200, headers: [], body: [UInt8](repeating: 1, count: length)))
+            let head = CGIResponseEncoding.head(
+                Response(status: 200, headers: [], body: [UInt8](repeating: 1, count: length)))
             XCTAssertEqual(String(decoding: head, as: UTF8.self), "Status: 200 OK\r\nContent-Length: \(length)\r\n\r\n")
         }
         let odd = CGIResponseEncoding.head(Response(status: 999, headers: [("A", "b")], body: []))
-        XCTAssertEqual(String(decoding: odd, as: UTF8.self), "Status: 999 \(Response.reasonPhrase(999))\r\nA: b\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(
+            String(decoding: odd, as: UTF8.self),
+            "Status: 999 \(Response.reasonPhrase(999))\r\nA: b\r\nContent-Length: 0\r\n\r\n")
     }
 
     func testEmptyResponseHasZeroLengthAndNoInventedContentType() {
@@ -40,7 +43,8 @@ final class CGIResponseEncodingTests: XCTestCase {
         ]
         for (status, phrase) in sent {
             XCTAssertTrue(
-                text(Response(status: status)).hasPrefix("Status: \(status) \(phrase)\r\n"), text(Response(status: status)))
+                text(Response(status: status)).hasPrefix("Status: \(status) \(phrase)\r\n"),
+                text(Response(status: status)))
         }
     }
 

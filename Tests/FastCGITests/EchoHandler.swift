@@ -28,10 +28,12 @@ struct EchoHandler: RequestHandler {
         default:
             let echo = Echo(
                 method: request.method, path: request.path, query: request.query,
-                body: String(decoding: request.body, as: UTF8.self), headers: Dictionary(request.headers.map { ($0.name, $0.value) }) { first, _ in first },
+                body: String(decoding: request.body, as: UTF8.self),
+                headers: Dictionary(request.headers.map { ($0.name, $0.value) }) { first, _ in first },
                 remoteAddress: request.remoteAddress, id: request.id, thread: thread)
             let body = (try? JSONEncoder().encode(echo)).map { Array($0) } ?? []
-            return Response(status: 200, headers: [("Content-Type", "application/json"), ("X-Echo", "yes")], body: body)
+            return Response(
+                status: 200, headers: [("Content-Type", "application/json"), ("X-Echo", "yes")], body: body)
         }
     }
 }

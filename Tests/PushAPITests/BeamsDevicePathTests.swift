@@ -30,7 +30,11 @@ final class BeamsDevicePathTests: XCTestCase {
         let shape = (routes[index].handler as? Probe)?.shape
         return Result { () throws(BeamsError) in
             let read: BeamsDevicePath
-            if let shape { read = try BeamsDevicePath(shape, match.parameters) } else { read = try BeamsDevicePath(unmatched: path) }
+            if let shape {
+                read = try BeamsDevicePath(shape, match.parameters)
+            } else {
+                read = try BeamsDevicePath(unmatched: path)
+            }
             return Read(instance: read.instanceID, platform: read.platform, resource: read.resource)
         }
     }
@@ -64,7 +68,8 @@ final class BeamsDevicePathTests: XCTestCase {
     }
 
     func testWhatNamesNoResourceIsRefusedWithWhatIsWrong() {
-        let serves = BeamsError.notFound("No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
+        let serves = BeamsError.notFound(
+            "No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
         let noResource = BeamsError.notFound("No such resource.")
         let noDevice = BeamsError.notFound("Could not find the device.")
         let platforms = BeamsError.notFound("No such resource: the device platforms are apns, fcm and web.")
@@ -73,10 +78,12 @@ final class BeamsDevicePathTests: XCTestCase {
         let expected: [(String, BeamsError)] = [
             ("/device_api", serves), ("/device_api/v2/instances/inst/devices/apns", serves), ("/instances", serves),
             ("/device_api/v1/instances", serves), ("/device_api/v1/instances/", .instanceNotFound),
-            ("/instances/inst", noResource), ("/instances/inst/", noResource), ("/instances/inst/nothing-here", noResource),
+            ("/instances/inst", noResource), ("/instances/inst/", noResource),
+            ("/instances/inst/nothing-here", noResource),
             ("/instances/inst/web-vapid-public-key/", noResource), ("/instances/inst/devices", noResource),
             ("/instances/inst/devices/gcm", platforms), ("/instances/inst/devices/gcm/abc/token", platforms),
-            (apns + "/bad!id/token", noDevice), (apns + "/bad!id/interests/x", noDevice), (apns + "/bad!id/nothing", noDevice),
+            (apns + "/bad!id/token", noDevice), (apns + "/bad!id/interests/x", noDevice),
+            (apns + "/bad!id/nothing", noDevice),
             (apns + "/abc/nothing", noResource), (apns + "/bad!id/token/x", noResource),
             (apns + "/abc/interests/a/b", noResource), (apns + "/abc/%zz", encoding), (apns + "/%zz", encoding),
             ("/instances/%zz/devices/apns", encoding), ("/instances/%zz/nothing", encoding),

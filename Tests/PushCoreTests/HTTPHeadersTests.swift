@@ -33,6 +33,8 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertNotEqual(headers, ["a": "1", "b": "3"])
         XCTAssertNotEqual(headers, ["a": "1"])
         XCTAssertNotEqual(headers, ["a": "1", "b": "2", "c": "3"])
-        XCTAssertEqual(Request(method: "GET", path: "/", headers: ["content-type": "text/plain"]).header("Content-Type"), "text/plain")
+        XCTAssertEqual(
+            Request(method: "GET", path: "/", headers: ["content-type": "text/plain"]).header("Content-Type"),
+            "text/plain")
     }
 }

@@ -98,7 +98,9 @@ struct BeamsDevicePath: Equatable {
             throw .notFound("No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
         }
         var parts: [String] = []
-        for raw in path.utf8.dropFirst(prefix.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+        for raw in path.utf8.dropFirst(prefix.utf8.count + 1).split(
+            separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        {
             parts.append(try Self.decode(Substring(raw)))
         }
         guard let instance = parts.first, !instance.isEmpty else { throw .instanceNotFound }

@@ -9,7 +9,6 @@ enum Pnm2Endpoint: Equatable {
     /// `/pnm2`: the old form-urlencoded service, one push, the reply's code as HTTP status.
     case form
 
-
     /// A dead token's reply, worded as the document's example for each address (the two
     /// examples differ; a script matching one of them keeps working).
     var deadToken: Pnm2Reply {

@@ -39,9 +39,12 @@ public struct Pnm2Gateway: SendEndpoint {
     }
 
     /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
-    public typealias RetryPause = @Sendable (_ seconds: Double, _ home: any HomeThread, _ then: @escaping @Sendable () -> Void) -> Void
+    public typealias RetryPause =
+        @Sendable (_ seconds: Double, _ home: any HomeThread, _ then: @escaping @Sendable () -> Void) -> Void
 
-    @Sendable public static func pauseOnTimer(_ seconds: Double, home: any HomeThread, then: @escaping @Sendable () -> Void) {
+    @Sendable public static func pauseOnTimer(
+        _ seconds: Double, home: any HomeThread, then: @escaping @Sendable () -> Void
+    ) {
         home.resume(afterSeconds: seconds, then)
     }
 
@@ -74,19 +77,25 @@ public struct Pnm2Gateway: SendEndpoint {
         case .send:
             let entry = try Pnm2Body.single(request)
             try checkScope([entry], of: sender)
-            return try dispatch.send([entry], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
+            return try dispatch.send(
+                [entry], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
+            ) { replies in
                 .json(200, Array(replies[0].json.utf8))
             }
         case .multisend:
             let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
             try checkScope(entries, of: sender)
-            return try dispatch.send(entries, deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
+            return try dispatch.send(
+                entries, deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
+            ) { replies in
                 .json(200, Array(Pnm2Reply.list(replies).utf8))
             }
         case .form:
             let push = try Pnm2Body.form(request)
             try checkScope([.success(push)], of: sender)
-            return try dispatch.send([.success(push)], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger) { replies in
+            return try dispatch.send(
+                [.success(push)], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
+            ) { replies in
                 .json(replies[0].code, Array(replies[0].json.utf8))
             }
         }
@@ -107,7 +116,9 @@ public struct Pnm2Gateway: SendEndpoint {
     /// at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
     public var routes: [Router.Route] {
         let lane: Router.Route.Lane = { $0.method == "POST" ? .upstream : nil }
-        let addresses: [(String, Pnm2Endpoint)] = [("/pnm2/?", .form), ("/pnm2/send/?", .send), ("/pnm2/multisend/?", .multisend)]
+        let addresses: [(String, Pnm2Endpoint)] = [
+            ("/pnm2/?", .form), ("/pnm2/send/?", .send), ("/pnm2/multisend/?", .multisend),
+        ]
         let unknown = UnknownPath(errors: Pnm2Errors()) { throw Self.noEndpoint(at: $0.path) }
         return addresses.map { pattern, address in
             var answering = self

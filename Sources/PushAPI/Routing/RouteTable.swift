@@ -55,7 +55,8 @@ struct RouteTable: Sendable {
                     node.tail = (name, index)
                 }
             }
-            if case .tail = pattern.segments.last {} else {
+            if case .tail = pattern.segments.last {
+            } else {
                 node.route = index
                 node.routeTakesTrailingSlash = pattern.allowsTrailingSlash
             }
@@ -94,7 +95,10 @@ struct RouteTable: Sendable {
 
         func value(_ range: Range<Int>) -> Substring {
             let utf8 = path.utf8
-            return path[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+            return path[
+                utf8.index(
+                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
+                        utf8.startIndex, offsetBy: range.upperBound)]
         }
     }
 
