@@ -23,6 +23,9 @@ public struct MatrixGateway: DialectHandler {
     private let homeservers: MatrixHomeservers
     private let webPushSubscriptions: WebPushSubscriptionCheck
     private let answers: MatrixAnswerLog?
+    /// Whether this copy answers the notify route; the copy behind the rest of `/_matrix/…`
+    /// refuses its path, after the same homeserver check (see `routes`).
+    private var servesNotify = true
 
     /// - Parameters:
     ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
@@ -47,13 +50,15 @@ public struct MatrixGateway: DialectHandler {
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
     /// lane slot: its 403 is answered where it was read.
     public var routes: [Router.Route] {
-        let homeservers = homeservers
+        let homeservers = self.homeservers
         let lane: Router.Route.Lane = { head in
             head.method == "POST" && homeservers.allows(head.remoteAddress) ? .upstream : nil
         }
+        var elsewhere = self
+        elsewhere.servesNotify = false
         return [
-            .init("/_matrix/push/v1/notify/?", self, endpoint: Self.prefix, lane: lane),
-            .init("/_matrix/{path...}", self, endpoint: Self.prefix),
+            .init(Self.notifyPath + "/?", self, endpoint: Self.prefix, lane: lane),
+            .init("/_matrix/{path...}", elsewhere, endpoint: Self.prefix),
         ]
     }
 
@@ -69,8 +74,7 @@ public struct MatrixGateway: DialectHandler {
     private func notify(_ request: Request, logger: Logger) throws -> Response {
         // Who asks first: a caller outside the list learns nothing, not even which paths exist.
         guard homeservers.allows(request.remoteAddress) else { throw MatrixRefusal.forbidden(request.remoteAddress) }
-        let path = request.path.hasSuffix("/") ? String(request.path.dropLast()) : request.path
-        guard path == Self.notifyPath else { throw MatrixRefusal.unrecognizedPath(request.path) }
+        guard servesNotify else { throw MatrixRefusal.unrecognizedPath(request.path) }
         guard request.method == "POST" else { throw MatrixRefusal.unrecognizedMethod }
         let notification = try MatrixNotification.parse(request.body)
         guard !notification.devices.isEmpty else { throw MatrixRefusal.noDevices }
