@@ -56,17 +56,6 @@ enum Routes {
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(
             apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
-        let cospacePasswords = services.cospacePasswords
-        let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) {
-            user, password, storedHash in
-            cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
-        }
-        let cospaceEvents = SenderOnly(
-            PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.wakeOutbox)),
-            senders: senders)
-        let cospace = PushRegistrations(
-            users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
-            fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
         // A dialect that sends while its caller waits: its pushes counted under its name, and
         // the stored devices the upstream calls dead pruned.
         func deliverer(dialect: String) -> PruningDeliverer {
@@ -85,17 +74,6 @@ enum Routes {
             deliverer: deliverer(dialect: "matrix"),
             webPushSubscriptions: subscriptions, homeservers: services.configuration.matrixHomeservers,
             answers: services.matrixAnswers)
-        let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
-        let beamsDevices = BeamsDeviceAPI(
-            store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
-            now: { Int64(Date().timeIntervalSince1970) }, subscriptions: subscriptions,
-            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() }, gate: gate)
-        let beamsUsers = SenderOnly(BeamsUserAPI(store: store), senders: senders)
-        let publishes = SenderOnly(
-            BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox), senders: senders)
-        let userPublishes = SenderOnly(
-            BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
-            senders: senders)
         let bridge = NotificationBridge(
             apps: store, subscriptions: store, bridgeApps: bridgeApps, topics: services.configuration.bridgeTopics,
             devices: store, gate: gate)
@@ -106,13 +84,51 @@ enum Routes {
         // dialect's shape. Each request logs on a logger of its own made from services.logger.
         let dialects: [[Router.Route]] = [
             reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
-            cospace.routes, cospaceEvents.routes, pnm2.routes,
-            beamsDevices.routes,
-            BeamsClientAPI(store: store, identifiers: identifiers, gate: gate).routes, publishes.routes,
-            userPublishes.routes, beamsUsers.routes, matrix.routes,
+            cospaceRoutes(store: store, services: services, senders: senders), pnm2.routes,
+            beamsRoutes(store: store, services: services, subscriptions: subscriptions, gate: gate, senders: senders),
+            matrix.routes,
         ]
         return Router(
             routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),
             logger: services.logger)
+    }
+
+    /// cospace's device registrations and its events.
+    private static func cospaceRoutes(
+        store: any Store, services: RouteServices, senders: SenderAuthorization
+    ) -> [Router.Route] {
+        let cospacePasswords = services.cospacePasswords
+        let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) {
+            user, password, storedHash in
+            cospacePasswords.verify(user: user, password: password, storedHash: storedHash)
+        }
+        let events = SenderOnly(
+            PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store, notify: services.wakeOutbox)),
+            senders: senders)
+        let registrations = PushRegistrations(
+            users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
+            fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
+        return registrations.routes + events.routes
+    }
+
+    /// The Beams device API, the old client API, publishes (to interests and to users) and
+    /// user removal.
+    private static func beamsRoutes(
+        store: any Store, services: RouteServices, subscriptions: WebPushSubscriptionCheck, gate: NewDeviceGate,
+        senders: SenderAuthorization
+    ) -> [Router.Route] {
+        let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
+        let devices = BeamsDeviceAPI(
+            store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
+            now: { Int64(Date().timeIntervalSince1970) }, subscriptions: subscriptions,
+            vapidPublicKey: { try? VAPIDKey(pem: $0).publicKeyBase64URL() }, gate: gate)
+        let users = SenderOnly(BeamsUserAPI(store: store), senders: senders)
+        let publishes = SenderOnly(
+            BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox), senders: senders)
+        let userPublishes = SenderOnly(
+            BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
+            senders: senders)
+        let clients = BeamsClientAPI(store: store, identifiers: identifiers, gate: gate)
+        return devices.routes + clients.routes + publishes.routes + userPublishes.routes + users.routes
     }
 }
