@@ -15,10 +15,10 @@ struct OperatorMetrics: Sendable {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // Requests answered from the store take well under the default first bucket (5 ms).
-        factory.durationHistogramBuckets[RequestMetrics.durationLabel] = [
-            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
-            .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        // In seconds as Doubles (see RequestMetrics.Handles.Endpoint), with the `le` labels
+        // the `Duration` buckets had.
+        factory.valueHistogramBuckets[RequestMetrics.durationLabel] = [
+            0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
         ]
         // Batches of one write (a lone writer) to the writer's most (256).
         factory.valueHistogramBuckets[GroupCommitMetrics.batchSizeLabel] = [1, 2, 4, 8, 16, 32, 64, 128, 256]

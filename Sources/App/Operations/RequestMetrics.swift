@@ -77,16 +77,19 @@ struct RequestMetrics: RequestHandler {
         private var byRoute: [Endpoint?] = []
         private var parkedByLane: [String: Meter] = [:]
 
-        /// One endpoint's timer and its counters by status (a handful: searched in order).
+        /// One endpoint's duration histogram and its counters by status (a handful: searched
+        /// in order).
         final class Endpoint: @unchecked Sendable {
             // @unchecked: `counters` is guarded by the `Handles` lock (see above).
             let label: String
-            let timer: CoreMetrics.Timer
+            /// Seconds, as a histogram of Doubles: every request is recorded, and
+            /// swift-prometheus's `Duration` histogram compared each bucket through a call.
+            let durations: any RecorderHandler
             var counters: [(status: Int, counter: Counter)] = []
 
-            init(label: String, timer: CoreMetrics.Timer) {
+            init(label: String, durations: any RecorderHandler) {
                 self.label = label
-                self.timer = timer
+                self.durations = durations
             }
         }
 
@@ -126,16 +129,18 @@ struct RequestMetrics: RequestHandler {
         }
 
         private func makeEndpoint(_ label: String) -> Endpoint {
-            let timer = CoreMetrics.Timer(
-                label: RequestMetrics.durationLabel, dimensions: [("endpoint", label)], factory: factory)
-            let endpoint = Endpoint(label: label, timer: timer)
+            // The factory's handler itself: `Recorder`'s generic `record` converted every value
+            // through unspecialized code.
+            let durations = factory.makeRecorder(
+                label: RequestMetrics.durationLabel, dimensions: [("endpoint", label)], aggregate: true)
+            let endpoint = Endpoint(label: label, durations: durations)
             byEndpoint[label] = endpoint
             return endpoint
         }
 
         func record(_ endpoint: Endpoint, _ status: Int, nanoseconds: UInt64?) {
             counter(endpoint, status).increment()
-            if let nanoseconds { endpoint.timer.recordNanoseconds(Int64(clamping: nanoseconds)) }
+            if let nanoseconds { endpoint.durations.record(Double(nanoseconds) / 1_000_000_000) }
         }
 
         private func counter(_ endpoint: Endpoint, _ status: Int) -> Counter {
