@@ -102,15 +102,23 @@ enum AcrobitsAccountTable {
     /// channels links to the device of its token already, under the same username (or none
     /// given), and that device has recorded the same spelling today.
     static func reportChangesNothing(_ report: AccountReport, in database: some SQLConnection) throws -> Bool {
-        let links = try links(selector: report.selector, in: database)
-        return report.tokens.allSatisfy { token in
-            guard let link = links[token.channel], let device = link.device, device.isDevice(of: token) else {
-                return false
+        // The links' columns compared where the engine keeps them: the common report, and
+        // making `String`s of them all (as `links` does) cost it a tenth of its instructions.
+        try database.withStatement(linksSQL) { row in
+            try row.bind(report.selector, at: 1)
+            var unchanged = 0
+            while try row.step() {
+                let channel = try channel(row, column: 0, selector: report.selector)
+                guard let token = report.tokens.first(where: { $0.channel == channel }) else { continue }
+                let same =
+                    row.text(3, is: token.appID.rawValue) && row.blob(4, is: token.token.bytes)
+                    && (report.username.map { row.text(2, is: $0) } ?? true)
+                    && row.text(5, is: token.reportedToken)
+                    && DeviceTable.recordedToday(row.int64(6), now: report.now)
+                guard same else { return false }
+                unchanged += 1
             }
-            if let username = report.username, username != link.username { return false }
-            return !DeviceTable.reportChanges(
-                storedSpelling: device.reportedToken, storedAt: device.updatedAt, reportedToken: token.reportedToken,
-                now: report.now)
+            return unchanged == report.tokens.count
         }
     }
 
@@ -170,6 +178,7 @@ enum AcrobitsAccountTable {
     }
 
     private static func channel(_ row: some SQLRow, column: Int32, selector: String) throws -> AcrobitsChannel {
+        if let channel = AcrobitsChannel.allCases.first(where: { row.text(column, is: $0.rawValue) }) { return channel }
         let raw = row.string(column)
         guard let channel = raw.flatMap(AcrobitsChannel.init(rawValue:)) else {
             throw StoredValueError(

@@ -41,6 +41,21 @@ protocol SQLRow: AnyObject {
     func bool(_ column: Int32) -> Bool?
     func string(_ column: Int32) -> String?
     func blob(_ column: Int32) -> [UInt8]?
+    /// Whether the column holds `text`, byte for byte (NULL holds none), read where the engine
+    /// keeps it where it can: a comparison need not make a `String` of every value.
+    func text(_ column: Int32, is text: String) -> Bool
+    /// Whether the column holds `bytes` (NULL holds none), as `text(_:is:)`.
+    func blob(_ column: Int32, is bytes: [UInt8]) -> Bool
+}
+
+extension SQLRow {
+    public func text(_ column: Int32, is text: String) -> Bool {
+        string(column).map { $0.utf8.elementsEqual(text.utf8) } ?? false
+    }
+
+    public func blob(_ column: Int32, is bytes: [UInt8]) -> Bool {
+        blob(column) == bytes
+    }
 }
 
 /// One connection as the store's tables use it, on either engine. The SQL they pass uses

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A prepared SQL statement on one connection: typed binds, stepping, typed column reads.
 /// Parameters and columns are numbered as SQLite numbers them (parameters from 1, columns
@@ -133,6 +134,25 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// In place: SQLite's own copy of the value, compared without making a `String`.
+    public func text(_ column: Int32, is text: String) -> Bool {
+        guard let stored = sqlite3_column_text(handle, column) else { return false }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        var text = text
+        return text.withUTF8 { expected in
+            expected.count == count && (count == 0 || memcmp(expected.baseAddress!, stored, count) == 0)
+        }
+    }
+
+    public func blob(_ column: Int32, is bytes: [UInt8]) -> Bool {
+        if isNull(column) { return false }
+        let stored = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return bytes.withUnsafeBytes { expected in
+            expected.count == count && (count == 0 || memcmp(expected.baseAddress!, stored!, count) == 0)
+        }
     }
 
     /// Nil for SQL NULL; an empty blob is `[]`.

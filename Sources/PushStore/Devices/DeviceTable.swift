@@ -30,7 +30,13 @@ enum DeviceTable {
     /// another spelling, or a later day than the stored time's. The same report again within
     /// the day writes nothing.
     static func reportChanges(storedSpelling: String?, storedAt: Int64, reportedToken: String, now: Int64) -> Bool {
-        storedSpelling != reportedToken || day(of: storedAt) < day(of: now)
+        storedSpelling != reportedToken || !recordedToday(storedAt, now: now)
+    }
+
+    /// Whether a report recorded at `storedAt` is of `now`'s day: one of that day need not be
+    /// recorded again (see `reportChanges`).
+    static func recordedToday(_ storedAt: Int64, now: Int64) -> Bool {
+        day(of: storedAt) >= day(of: now)
     }
 
     /// Devices whose `updated_at` is below this are past a retention of `seconds` at `now`:
