@@ -18,9 +18,8 @@ enum CGIResponseEncoding {
     }
 
     /// The head in pieces, each handed to `put` where it already lies: the server copies them
-    /// straight into libfcgi's stream buffer. Built as an array first (appended piece by piece,
-    /// then copied again), the head of a `/healthz` answer cost a twentieth of the request's
-    /// instructions.
+    /// straight into libfcgi's stream buffer, rather than built as an array first (appended
+    /// piece by piece, then copied again).
     static func writeHead(_ response: Response, _ put: (UnsafeBufferPointer<UInt8>) -> Void) {
         if (100...599).contains(response.status) {
             statusLines[response.status - 100].withUnsafeBufferPointer(put)

@@ -1,7 +1,6 @@
 /// A set of file descriptors as a bitmap: a descriptor is a small number the kernel hands out
-/// lowest first, so a bit per number is a set whose insert and remove are a shift and a mask
-/// (a hashed `Set<Int32>` cost every request about 500 instructions to park and take back
-/// its connection).
+/// lowest first, so a bit per number is a set whose insert and remove are a shift and a mask,
+/// where a hashed `Set<Int32>` hashed on every request to park and take back its connection.
 struct DescriptorSet {
     private var words: [UInt64] = []
 

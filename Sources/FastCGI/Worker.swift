@@ -88,8 +88,8 @@ final class Worker: @unchecked Sendable {
         served &+= 1
         let params = CGIParams.read(request.pointee.envp)
         // Made in place and never copied: a `Request` is a dozen references, and each copy
-        // retained and later released them all (three copies were a sixth of a `/healthz`'s
-        // instructions; a head mapped, routed, then moved in here was still copied once).
+        // retains and later releases them all (a head mapped, routed, then moved in here was
+        // still copied once).
         var accepted = AcceptedRequest(
             request: request, contentLength: params.contentLength,
             head: CGIRequestMapping.request(

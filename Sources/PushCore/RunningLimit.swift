@@ -10,8 +10,7 @@ import Synchronization
 /// Why: the FastCGI responder threads all wait on one epoll set. With more of them waiting
 /// than there are cores, every request that arrives wakes a sleeping thread (a context switch
 /// in and, after the answer, one out), though a thread just done with a request would have
-/// found it ready without sleeping. On the two-core bench box that was a third of `serve`'s
-/// CPU per request (docs/performance.md).
+/// found it ready without sleeping (docs/performance.md, "fourth pass", measures it).
 public final class RunningLimit: @unchecked Sendable {
     // @unchecked: `running` is atomic and only changed under `condition`; `stopping` is read
     // and written under `condition`.

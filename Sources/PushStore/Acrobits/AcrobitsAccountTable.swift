@@ -102,8 +102,8 @@ enum AcrobitsAccountTable {
     /// channels links to the device of its token already, under the same username (or none
     /// given), and that device has recorded the same spelling today.
     static func reportChangesNothing(_ report: AccountReport, in database: some SQLConnection) throws -> Bool {
-        // The links' columns compared where the engine keeps them: the common report, and
-        // making `String`s of them all (as `links` does) cost it a tenth of its instructions.
+        // The links' columns compared where the engine keeps them: this is the common report,
+        // and `links` makes a `String` of every column.
         try database.withStatement(linksSQL) { row in
             try row.bind(report.selector, at: 1)
             var unchanged = 0
@@ -188,8 +188,6 @@ enum AcrobitsAccountTable {
     }
 }
 
-/// One channel's link as stored: the device it pushes to and the username last reported,
-/// and that device's row as the link was read (nil for a link the report itself wrote).
 /// An account's links by channel. Two channels: two slots, where a dictionary allocated a
 /// table and hashed the channel on every report.
 struct AcrobitsLinks {
@@ -218,6 +216,8 @@ struct AcrobitsLinks {
     }
 }
 
+/// One channel's link as stored: the device it pushes to and the username last reported,
+/// and that device's row as the link was read (nil for a link the report itself wrote).
 struct AcrobitsLink: Equatable {
     var deviceID: Int64
     var username: String?
