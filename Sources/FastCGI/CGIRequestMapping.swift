@@ -22,12 +22,9 @@ enum CGIRequestMapping {
     /// turned into `/`), so it is only the fallback for front servers that send no `REQUEST_URI`.
     static func target(_ params: CGIParams) -> (path: String, query: String) {
         if let uri = nonEmpty(params.requestURI) {
-            let target = originForm(uri)
+            var target = originForm(uri)
+            guard let offset = target.withUTF8({ $0.firstIndex(of: UInt8(ascii: "?")) }) else { return (target, "") }
             let utf8 = target.utf8
-            let offset =
-                utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
-                ?? utf8.firstIndex(of: UInt8(ascii: "?")).map { utf8.distance(from: utf8.startIndex, to: $0) }
-            guard let offset else { return (target, "") }
             let question = utf8.index(utf8.startIndex, offsetBy: offset)
             return (String(target[..<question]), String(target[utf8.index(after: question)...]))
         }

@@ -89,7 +89,8 @@ public struct RequestPathCheck: Sendable {
 
     /// Whether the path has a ".", a "%" or a "//", read in place.
     private static func isSuspect(_ path: String) -> Bool {
-        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var path = path
+        return path.withUTF8 { bytes in
             var previous: UInt8 = 0
             for byte in bytes {
                 if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") { return true }
@@ -98,7 +99,6 @@ public struct RequestPathCheck: Sendable {
             }
             return false
         }
-        return path.utf8.withContiguousStorageIfAvailable(scan) ?? Array(path.utf8).withUnsafeBufferPointer(scan)
     }
 
     /// The path as nginx would normalise it (decoded `/` and `.`, `//` merged, `.` and `..`

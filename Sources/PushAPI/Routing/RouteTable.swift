@@ -76,14 +76,13 @@ struct RouteTable: Sendable {
 
     /// The index of `path`'s route and its parameters, nil when none matches.
     func match(_ path: String) -> (index: Int, parameters: RouteParameters)? {
-        var path = path
-        path.makeContiguousUTF8()  // what a request's path already is: then a no-op
-        return path.utf8.withContiguousStorageIfAvailable { bytes in
+        var text = path
+        return text.withUTF8 { bytes in
             guard bytes.first == Self.slash else { return nil }
             var parameters = RouteParameters()
             guard let index = match(Walk(path: path, bytes: bytes), from: 1, at: root, &parameters) else { return nil }
             return (index, parameters)
-        } ?? nil
+        }
     }
 
     private static let slash = UInt8(ascii: "/")
