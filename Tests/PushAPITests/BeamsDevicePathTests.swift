@@ -67,6 +67,18 @@ final class BeamsDevicePathTests: XCTestCase {
         }
     }
 
+    /// The ids the client and device APIs take as possibly this server's: what it issues, and
+    /// nothing that could not be.
+    func testAnIdThisServerCouldHaveIssued() throws {
+        let issued = try RandomIdentifier(randomBytes: { [UInt8](repeating: 0xAB, count: $0) }).uuid()
+        for id in [issued, issued.uppercased(), "abc-1", String(repeating: "a", count: 64)] {
+            XCTAssertTrue(RandomIdentifier.couldBeIssued(id), id)
+        }
+        for id in ["", "a+b", "bad!id", "a_b", "é", String(repeating: "a", count: 65)] {
+            XCTAssertFalse(RandomIdentifier.couldBeIssued(id), id)
+        }
+    }
+
     func testWhatNamesNoResourceIsRefusedWithWhatIsWrong() {
         let serves = BeamsError.notFound(
             "No such resource: the device API serves /device_api/v1/instances/<instance id>/….")

@@ -46,14 +46,7 @@ enum BeamsClientPath: Equatable {
 
     /// Ids this server issues are UUIDs; anything that could not be one is simply unknown.
     private static func clientID(_ segment: String) throws(BeamsError) -> String {
-        let bytes = Array(segment.utf8)
-        let plausible =
-            !bytes.isEmpty && bytes.count <= 64
-            && bytes.allSatisfy {
-                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
-                    || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 == UInt8(ascii: "-")
-            }
-        guard plausible else { throw .notFound("Client not found.") }
+        guard RandomIdentifier.couldBeIssued(segment) else { throw .notFound("Client not found.") }
         return segment
     }
 }

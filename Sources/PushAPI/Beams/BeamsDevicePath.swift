@@ -138,13 +138,7 @@ struct BeamsDevicePath: Equatable {
     /// Ids this server issues are UUIDs; anything that could not be one is an unknown device
     /// (a 404, on which the mobile SDKs register again).
     private static func deviceID(_ segment: String) throws(BeamsError) -> String {
-        let plausible =
-            !segment.isEmpty && segment.utf8.count <= 64
-            && segment.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: "-")
-            }
-        guard plausible else { throw .notFound("Could not find the device.") }
+        guard RandomIdentifier.couldBeIssued(segment) else { throw .notFound("Could not find the device.") }
         return segment
     }
 }

@@ -9,6 +9,17 @@ public struct RandomIdentifier: Sendable {
         self.randomBytes = randomBytes
     }
 
+    /// Whether `text` could be an id this server issued (a UUID), kept loose: letters, digits
+    /// and hyphens, 64 bytes at most. Anything else is an unknown client or device without a
+    /// look at the store.
+    static func couldBeIssued(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "-")
+            }
+    }
+
     /// A version-4 UUID string, lowercase.
     func uuid() throws -> String {
         var bytes = try randomBytes(16)
