@@ -27,32 +27,56 @@ public enum Base64 {
     }
 
     /// The table is a global: read through its accessor for every byte, it cost more than
-    /// the decoding.
+    /// the decoding. The bytes are written into an array of the most they can be, not appended
+    /// one by one: every report decodes two tokens, and each append checked the array's
+    /// capacity and uniqueness again.
     private static func decode(utf8: UnsafeBufferPointer<UInt8>, sextets: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var output: [UInt8] = []
-        output.reserveCapacity(utf8.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var padding = 0
-        for byte in utf8 {
-            let value = sextets[Int(byte)]
-            if value == 255 { return nil }
-            if value == 64 {
-                padding += 1
-                continue
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: utf8.count * 3 / 4) { buffer, count in
+            // Whole quads of plain sextets, three bytes at a time: all of a token but its end.
+            var index = 0
+            while index + 4 <= utf8.count {
+                let a = UInt32(sextets[Int(utf8[index])]), b = UInt32(sextets[Int(utf8[index + 1])])
+                let c = UInt32(sextets[Int(utf8[index + 2])]), d = UInt32(sextets[Int(utf8[index + 3])])
+                // Padding (64) and anything not base64 (255) are left to the loop below.
+                guard (a | b | c | d) < 64 else { break }
+                let triple = a << 18 | b << 12 | c << 6 | d
+                buffer[count] = UInt8(truncatingIfNeeded: triple >> 16)
+                buffer[count + 1] = UInt8(truncatingIfNeeded: triple >> 8)
+                buffer[count + 2] = UInt8(truncatingIfNeeded: triple)
+                count += 3
+                index += 4
             }
-            // Data after padding is not base64.
-            if padding > 0 { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            var accumulator: UInt32 = 0
+            var bits = 0
+            var padding = 0
+            for byte in UnsafeBufferPointer(rebasing: utf8[index...]) {
+                let value = sextets[Int(byte)]
+                if value == 255 {
+                    valid = false
+                    break
+                }
+                if value == 64 {
+                    padding += 1
+                    continue
+                }
+                // Data after padding is not base64.
+                if padding > 0 {
+                    valid = false
+                    break
+                }
+                accumulator = (accumulator << 6) | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    buffer[count] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                    count += 1
+                }
             }
+            // A lone trailing sextet cannot encode a byte; more than two pad characters is malformed.
+            if bits >= 6 || padding > 2 { valid = false }
         }
-        // A lone trailing sextet cannot encode a byte; more than two pad characters is malformed.
-        if bits >= 6 || padding > 2 { return nil }
-        return output
+        return valid ? output : nil
     }
 
     public static func encode(_ bytes: [UInt8]) -> String {

@@ -50,6 +50,27 @@ final class DeviceTokenTests: XCTestCase {
         }
     }
 
+    /// Foundation decodes independently of `Base64`: every length of random bytes, written
+    /// padded, unpadded and URL-safe, must decode to the same bytes, and to no more (the
+    /// decoder writes into an array sized before it knows how many bytes there are).
+    func testBase64DecodeMatchesFoundationInEverySpelling() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let padded = Data(bytes).base64EncodedString()
+            XCTAssertEqual(Data(base64Encoded: padded).map(Array.init), bytes)
+            let unpadded = String(padded.prefix { $0 != "=" })
+            let urlSafe = String(unpadded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+            for spelling in [padded, unpadded, urlSafe] {
+                XCTAssertEqual(Base64.decode(spelling), bytes, "\(length) bytes as \(spelling)")
+            }
+            if length % 3 == 0 {
+                // One sextet too many cannot be a byte: refused, not read past.
+                XCTAssertNil(Base64.decode(unpadded + "A"), "\(length) bytes and a lone sextet")
+            }
+        }
+    }
+
     func testDescriptionNeverShowsAWholeToken() throws {
         let token = try XCTUnwrap(DeviceToken.fromHex(String(repeating: "ab", count: 32)))
         XCTAssertEqual(token.description, "abababab…abab")
