@@ -37,20 +37,22 @@ enum JSONSerializer {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in sortedKeys(members).enumerated() {
+            // The members themselves are sorted, not their keys: looking each value up again
+            // by its key hashed every key a second time.
+            for (index, member) in sortedMembers(members).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                write(key, to: &output)
+                write(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                try write(members[key]!, to: &output)
+                try write(member.value, to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
     }
 
     /// Byte order of the keys' UTF-8, which is also their order by Unicode scalar values.
-    private static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
-        if members.count < 2 { return Array(members.keys) }
-        return members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    private static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        if members.count < 2 { return Array(members) }
+        return members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     private static func write(_ number: Double, to output: inout [UInt8]) throws(NotRepresentable) {
@@ -66,24 +68,39 @@ enum JSONSerializer {
 
     private static func write(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied whole: a payload's strings rarely
+            // hold any, and appending byte by byte checked the array's room for each.
+            var runStart = 0
+            for (index, byte) in bytes.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                writeEscaped(byte, to: &output)
+                runStart = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// `"`, `\` or a control character, as JSONEncoder escaped it.
+    private static func writeEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+        case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+        case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case 0x00..<0x20:
+            output.append(contentsOf: "\\u00".utf8)
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
+        default:
+            output.append(byte)
+        }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

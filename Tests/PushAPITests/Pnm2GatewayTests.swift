@@ -188,6 +188,28 @@ final class Pnm2GatewayTests: XCTestCase {
             ]))
     }
 
+    /// Names as the document writes them, else ignoring case, with or without fields it does
+    /// not name beside them; a name written as documented wins over its other spellings.
+    func testFieldNamesMatchAsWrittenElseIgnoringCase() throws {
+        let bodies = [
+            #"{"verb": "NotifyGenericTextMessage", "AppId": "com.example.app", "DeviceToken": "\#(apnsHex)", "Message": "m"}"#,
+            #"{"VERB": "NotifyGenericTextMessage", "appid": "com.example.app", "devicetoken": "\#(apnsHex)", "message": "m"}"#,
+            #"{"verb": "NotifyGenericTextMessage", "AppId": "com.example.app", "DeviceToken": "\#(apnsHex)", "Message": "m", "Priority": "high"}"#,
+            #"{"verb": "NotifyGenericTextMessage", "appId": "com.example.app", "DeviceToken": "\#(apnsHex)", "message": "x", "Message": "m"}"#,
+        ]
+        for body in bodies {
+            XCTAssertEqual(send(body).status, 200, body)
+            let push = try XCTUnwrap(deliverer.batches.last?.first, body)
+            XCTAssertEqual(push.token.hex, apnsHex, body)
+            let apns = try XCTUnwrap(push.apns, body)
+            guard case .object(let payload) = try JSONValue.parse(apns.payload),
+                case .object(let aps)? = payload["aps"], case .object(let alert)? = aps["alert"]
+            else { return XCTFail("no alert in \(body)") }
+            XCTAssertEqual(alert["body"], .string("m"), body)
+        }
+        XCTAssertEqual(deliverer.batches.count, bodies.count)
+    }
+
     func testRepliesEscapeLikeJSON() {
         XCTAssertEqual(
             Pnm2Reply(code: 404, response: "a \"b\"\\\n\u{1}").json,

@@ -91,6 +91,15 @@ final class RequestTests: XCTestCase {
         let request = Request(method: "POST", path: "/", headers: ["content-type": "Application/JSON; charset=utf-8"])
         XCTAssertEqual(request.mediaType, "application/json")
         XCTAssertNil(Request(method: "GET", path: "/").mediaType)
+        let types: [(header: String, mediaType: String?)] = [
+            (" \tTEXT/Plain \t", "text/plain"), ("application/x-www-form-urlencoded", "application/x-www-form-urlencoded"),
+            ("a/b;c;d", "a/b"), (" ; charset=utf-8", nil), ("", nil), ("APPLICATION/JSÖN; x", "application/jsön"),
+            ("Ä/B", "ä/b"),
+        ]
+        for (header, mediaType) in types {
+            let request = Request(method: "POST", path: "/", headers: ["content-type": header])
+            XCTAssertEqual(request.mediaType, mediaType, header)
+        }
     }
 
     func testTargetSplitsAtTheFirstQuestionMark() {

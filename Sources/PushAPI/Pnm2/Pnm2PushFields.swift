@@ -11,8 +11,20 @@ struct Pnm2PushFields {
     static let maximumSelectorLength = 200
     static let maximumTextLength = 4096
 
+    /// Every name `push()` reads, as the document writes them. No two are the same ignoring
+    /// case, so an object whose names are all among them (what PBXs send) has nothing to be
+    /// found by folding case: its lookups skip making the folded copy.
+    static let documentedNames: Set<String> = [
+        "verb", "AppId", "DeviceToken", "Selector", "Message", "UserDisplayName", "UserName", "Badge", "Sound",
+        "ContentType", "Id", "ThreadId",
+    ]
+
     init(_ object: [String: JSONValue]) {
         exact = object
+        if object.keys.allSatisfy(Self.documentedNames.contains) {
+            folded = [:]
+            return
+        }
         var folded: [String: JSONValue] = [:]
         for (name, value) in object.sorted(by: { $0.key < $1.key }) where folded[name.lowercased()] == nil {
             folded[name.lowercased()] = value
@@ -61,7 +73,8 @@ struct Pnm2PushFields {
     }
 
     private func value(_ name: String) -> JSONValue? {
-        exact[name] ?? folded[name.lowercased()]
+        if let value = exact[name] { return value }
+        return folded.isEmpty ? nil : folded[name.lowercased()]
     }
 
     /// A string field; absent, `null` and empty all mean "not given".
@@ -74,7 +87,10 @@ struct Pnm2PushFields {
         case .string(let text)?:
             let trimmed = text.trimmingASCIIWhitespace()
             if trimmed.isEmpty { return nil }
-            guard trimmed.count <= limit else { throw .badObject("\(name) is longer than \(limit) characters") }
+            // Counted in bytes first: never fewer than characters, and no grapheme breaking.
+            guard trimmed.utf8.count <= limit || trimmed.count <= limit else {
+                throw .badObject("\(name) is longer than \(limit) characters")
+            }
             return trimmed
         case .number(let number)? where numbersAllowed && number.rounded() == number && abs(number) < 1e15:
             return String(Int64(number))
@@ -94,7 +110,9 @@ struct Pnm2PushFields {
         case .string(let text)?:
             let trimmed = text.trimmingASCIIWhitespace()
             if trimmed.isEmpty { return nil }
-            guard trimmed.utf8.count <= 9, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(trimmed) else {
+            guard trimmed.utf8.count <= 9, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(trimmed)
+            else {
                 throw .badObject("Badge must be a non-negative integer")
             }
             return value

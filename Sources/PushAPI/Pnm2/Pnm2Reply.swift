@@ -21,7 +21,18 @@ struct Pnm2Reply: Error, Sendable, Equatable {
 
     /// Rendered like the document (Python's `json.dumps` spacing), `status` last.
     var json: String {
-        #"{"code": \#(code), "response": \#(Self.quoted(response)), "status": \#(code)}"#
+        // Appended, not interpolated: every send answers with one, and interpolation went
+        // through `TextOutputStream` for each of its six parts.
+        let code = String(code)
+        var json = #"{"code": "#
+        json.reserveCapacity(response.utf8.count + 48)
+        json += code
+        json += #", "response": "#
+        json += Self.quoted(response)
+        json += #", "status": "#
+        json += code
+        json += "}"
+        return json
     }
 
     static func list(_ replies: [Pnm2Reply]) -> String {
@@ -29,6 +40,9 @@ struct Pnm2Reply: Error, Sendable, Equatable {
     }
 
     private static func quoted(_ text: String) -> String {
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
