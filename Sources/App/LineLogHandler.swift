@@ -13,8 +13,8 @@ struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadataProvider: Logger.MetadataProvider?
     /// The request id every request's logger carries (`Router.logger(for:)`), kept apart from
-    /// the dictionary: a dictionary of one entry made for each request cost it more than its
-    /// routing, and most requests log nothing at the level set.
+    /// the dictionary: a dictionary of one entry would be allocated and hashed for each
+    /// request, and most requests log nothing at the level set.
     private var requestID: Logger.Metadata.Value?
     private var otherMetadata: Logger.Metadata = [:]
     private static let requestIDKey = "request-id"

@@ -13,7 +13,7 @@ final class Lane: Sendable {
     private let logger: Logger
 
     /// A handed-over request and the answer it gets if it is refused, made only then: nearly
-    /// every request runs, and making the dialect's error for each was a share of a send's CPU.
+    /// every request runs, and making the dialect's error for each would be work thrown away.
     struct Job: Sendable {
         let accepted: AcceptedRequest
         let busy: @Sendable () -> Response

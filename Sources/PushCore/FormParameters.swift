@@ -19,8 +19,8 @@ public struct FormParameters: Sendable, Equatable {
 
     /// Parses `a=1&b=2`. Empty segments are skipped; a name without `=` has an empty value.
     /// Works on the UTF-8 bytes in place: splitting a `String` by `Character` costs grapheme
-    /// breaking, and generic collection code over a copy of the bytes was half of this
-    /// parser's time (it runs for every Token Reporter request). Inlinable, so that a caller
+    /// breaking, and generic collection code over a copy of the bytes costs more than the
+    /// parsing itself (it runs for every Token Reporter request). Inlinable, so that a caller
     /// in another module gets this part specialized for its String: unspecialized, it looked
     /// up generic metadata at run time on every call.
     @inlinable

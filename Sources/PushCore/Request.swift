@@ -64,8 +64,8 @@ public struct Request: Sendable {
     public var mediaType: String? {
         guard var value = header("content-type") else { return nil }
         // A Content-Type is nearly always ASCII: then it is read on its bytes, without
-        // splitting it into characters or lowercasing it through Unicode's tables, which cost
-        // a pnm2 send more than parsing its JSON body.
+        // splitting it into characters or lowercasing it through Unicode's tables, both far
+        // dearer than the bytes' few comparisons.
         let trimmed =
             value.withUTF8(Self.asciiMediaType)
             ?? (value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value)

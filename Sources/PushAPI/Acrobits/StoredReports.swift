@@ -13,8 +13,8 @@ import PushCore
 /// One SipHash of the process's random seed, 64 bits: among 500,000 reports two new ones
 /// collide with a chance of about 1 in 10^8, and a caller cannot aim for a collision without
 /// the seed (one would let a new report go uncounted, nothing more). Token bytes are hashed
-/// as one buffer: per element, as `[UInt8]`'s own `hash(into:)` does, it cost a Token Reporter
-/// report a few microseconds.
+/// as one buffer: per element, as `[UInt8]`'s own `hash(into:)` does, each byte is a call of
+/// its own.
 public final class StoredReports: @unchecked Sendable {
     // @unchecked: both sets are touched only under `lock`.
     private let lock = NSLock()

@@ -37,7 +37,7 @@ final class OutboxBatch: @unchecked Sendable {
     /// for the answers. No thread waits with them: the deliverer's last answer only stores
     /// the results, on whichever thread gives it (the engine's). A deliverer that can only
     /// block sends the batch here, on the caller's thread. (A thread of its own per batch,
-    /// as before, cost a fan-out ~1% of serve's CPU in page faults of fresh stacks.)
+    /// as before, paid for a fresh stack's page faults each time.)
     func deliverInBackground(with deliverer: Deliverer, logger: Logger) {
         guard !sendable.isEmpty else { return store([]) }
         deliverer.deliver(sendable.map(\.notification), logger: logger, home: AnsweringThread()) { [self] in

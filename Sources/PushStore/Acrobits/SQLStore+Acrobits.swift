@@ -12,7 +12,8 @@ extension SQLStore {
     // got a new username). Rewriting the unchanged links too cost a statement per channel and
     // a WAL page per request. The device itself is written only when the report changes it,
     // on a later day than its time's or with another spelling (`DeviceTable.timePrecision`):
-    // rewriting its indexed time on every report cost ~40% more CPU per report.
+    // rewriting its indexed time on every report moved an index entry for nothing (the
+    // regression of 2026-11-28 in docs/performance.md).
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
         try writeReport(AccountReport(selector: selector, username: username, tokens: tokens, now: clock()))
