@@ -210,6 +210,13 @@ final class Pnm2GatewayTests: XCTestCase {
         XCTAssertEqual(deliverer.batches.count, bodies.count)
     }
 
+    /// An object named only with these skips the case-folded lookup, which is right only
+    /// while no two of them are the same ignoring case.
+    func testTheDocumentsFieldNamesDifferIgnoringCase() {
+        let names = Pnm2PushFields.documentedNames
+        XCTAssertEqual(Set(names.map { $0.lowercased() }).count, names.count)
+    }
+
     func testRepliesEscapeLikeJSON() {
         XCTAssertEqual(
             Pnm2Reply(code: 404, response: "a \"b\"\\\n\u{1}").json,
