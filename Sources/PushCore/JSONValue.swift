@@ -64,22 +64,16 @@ public enum JSONValue: Sendable, Equatable, Codable {
     public static func parse(_ bytes: [UInt8], maximumDepth: Int = JSONNesting.maximumDepth) throws(ParseError)
         -> JSONValue
     {
-        guard isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        // Nearly every body is ASCII, valid as it is: told by one pass over the bytes instead
+        // of making a `String` of them to validate.
+        guard bytes.withUnsafeBufferPointer(\.isASCII) || String(validating: bytes, as: UTF8.self) != nil else {
+            throw .invalidUTF8
+        }
         guard JSONNesting.isWithin(maximumDepth, bytes) else { throw .tooDeep }
         do {
             return try JSONParser.parse(bytes)
         } catch {
             throw .malformed
-        }
-    }
-
-    /// ASCII is valid UTF-8, and nearly every body is ASCII: told by one pass over the bytes
-    /// instead of making a `String` of them to validate.
-    private static func isASCII(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var seen: UInt8 = 0
-            for byte in buffer { seen |= byte }
-            return seen < 0x80
         }
     }
 

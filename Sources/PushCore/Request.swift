@@ -75,9 +75,7 @@ public struct Request: Sendable {
 
     /// The type before any `;`, trimmed and in lower case; nil when the value is not ASCII.
     private static func asciiMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var seen: UInt8 = 0
-        for byte in bytes { seen |= byte }
-        guard seen < 0x80 else { return nil }
+        guard bytes.isASCII else { return nil }
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
         let type = UnsafeBufferPointer(rebasing: bytes[..<end]).trimmingASCIIWhitespace()
         return String(unsafeUninitializedCapacity: type.count) { lowered in
@@ -114,6 +112,15 @@ extension UnsafeBufferPointer where Element == UInt8 {
         while start < end, self[start].isASCIIWhitespace { start += 1 }
         while end > start, self[end - 1].isASCIIWhitespace { end -= 1 }
         return UnsafeBufferPointer(rebasing: self[start..<end])
+    }
+
+    /// Whether every byte is ASCII (so the bytes are valid UTF-8 as they are): one pass that
+    /// folds them together, with no branch per byte.
+    @inlinable
+    public var isASCII: Bool {
+        var seen: UInt8 = 0
+        for byte in self { seen |= byte }
+        return seen < 0x80
     }
 }
 

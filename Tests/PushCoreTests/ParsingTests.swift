@@ -87,6 +87,16 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual("[ x ]".dropFirst().dropLast().trimmingASCIIWhitespace(), "x", "a Substring")
     }
 
+    func testBytesAreASCIIOnlyBelow0x80() {
+        let cases: [([UInt8], Bool)] = [
+            ([], true), (Array("a/b \u{7F}".utf8), true), ([0x41, 0x80], false), (Array("é".utf8), false),
+            ([0xFF], false),
+        ]
+        for (bytes, ascii) in cases {
+            XCTAssertEqual(bytes.withUnsafeBufferPointer(\.isASCII), ascii, "\(bytes)")
+        }
+    }
+
     func testMediaTypeDropsParametersAndCase() {
         let request = Request(method: "POST", path: "/", headers: ["content-type": "Application/JSON; charset=utf-8"])
         XCTAssertEqual(request.mediaType, "application/json")
