@@ -68,12 +68,16 @@ public struct RegisteredApp: Sendable, Equatable {
     public var sandbox: Bool
     /// The Pusher Beams `app_key` clients of this app present.
     public var appKey: String?
+    /// Whether Matrix homeservers may push to this app's devices (`apps add --matrix`). A
+    /// homeserver's users choose their pushers' app_id, pushkey and payload and a notify carries
+    /// no credential, so an app is closed to them until its operator opens it.
+    public var openToMatrix: Bool
 
     public var platform: Platform { credentials.platform }
 
     public init(
         id: AppID, credentials: AppCredentials, apnsTopic: String? = nil, apnsPushType: APNsPushType? = nil,
-        sandbox: Bool = false, appKey: String? = nil
+        sandbox: Bool = false, appKey: String? = nil, openToMatrix: Bool = false
     ) {
         self.id = id
         self.credentials = credentials
@@ -81,5 +85,6 @@ public struct RegisteredApp: Sendable, Equatable {
         self.apnsPushType = apnsPushType
         self.sandbox = sandbox
         self.appKey = appKey
+        self.openToMatrix = openToMatrix
     }
 }

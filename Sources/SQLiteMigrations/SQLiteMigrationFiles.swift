@@ -31,5 +31,6 @@ public enum SQLiteMigrationFiles {
         ("0019_reports_to_the_day.sql", PackageResources._019_reports_to_the_day_sql),
         ("0020_operator_keys_send_nothing.sql", PackageResources._020_operator_keys_send_nothing_sql),
         ("0021_database_sizes.sql", PackageResources._021_database_sizes_sql),
+        ("0022_matrix_apps.sql", PackageResources._022_matrix_apps_sql),
     ]
 }

@@ -37,10 +37,10 @@ final class MatrixIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
                 .merging(environment) { _, own in own },
             nginxEnvironment: nginxEnvironment)
         try pushgate.start()
-        try pushgate.addMockAPNsApp(id: Self.iosApp, ["--topic", "im.example.app"])
-        try pushgate.addMockAPNsApp(id: Self.voipApp, ["--topic", "im.example.app.voip", "--push-type", "voip"])
-        try pushgate.addMockFCMApp(id: Self.androidApp, fcm: fcm)
-        try pushgate.addWebApp(id: Self.webApp, subject: "mailto:matrix@example.org")
+        try pushgate.addMockAPNsApp(id: Self.iosApp, ["--topic", "im.example.app", "--matrix"])
+        try pushgate.addMockAPNsApp(id: Self.voipApp, ["--topic", "im.example.app.voip", "--push-type", "voip", "--matrix"])
+        try pushgate.addMockFCMApp(id: Self.androidApp, fcm: fcm, ["--matrix"])
+        try pushgate.addWebApp(id: Self.webApp, subject: "mailto:matrix@example.org", ["--matrix"])
     }
 
     private func notify(_ body: String) throws -> HTTPClient.Response {
@@ -295,6 +295,86 @@ final class MatrixIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
             #"{"notification": {"event_id": "$e", "room_id": "!r:x", "future_field": {"a": [1]}, "devices": [\#(Self.device(Self.iosApp, Self.apnsHex))]}, "also": true}"#)
         XCTAssertEqual(try rejected(extra), [])
         XCTAssertEqual(apns.requests.count, 1)
+    }
+
+    // MARK: Which apps Matrix reaches
+
+    /// An app Matrix may push to only once its operator opened it: a homeserver's users choose
+    /// their pushers' app_id and pushkey, so every other app (a softphone's PushKit app here)
+    /// answers as an unknown app_id does and nothing is sent to its devices.
+    func testOnlyAppsOpenedToMatrixArePushedTo() throws {
+        try startWithApps(environment: ["PUSHGATE_LOG_LEVEL": "info"])
+        let softphone = "com.example.softphone.pushkit"
+        try pushgate.addMockAPNsApp(id: softphone, ["--topic", "com.example.softphone.voip", "--push-type", "voip"])
+        let softphoneHex = String(repeating: "5a", count: 32)
+        try store(DeviceToken.fromHex(softphoneHex)!.bytes, app: softphone, selector: "matrix-softphone-00000")
+        let spoofedCall = Self.device(
+            softphone, softphoneHex, data: #"{"default_payload": {"aps": {"alert": "Incoming call"}, "caller": "+1555"}}"#)
+
+        // Closed: the pushkey is rejected exactly as an unknown app_id's, byte for byte.
+        let closed = try notify(Self.message(devices: [spoofedCall]))
+        let unknown = try notify(Self.message(devices: [Self.device("im.example.nobody", softphoneHex)]))
+        XCTAssertEqual(try rejected(closed), [softphoneHex])
+        XCTAssertEqual(closed.body, unknown.body)
+        XCTAssertEqual(closed.header("Content-Type"), unknown.header("Content-Type"))
+        let mixed = try notify(Self.message(devices: [spoofedCall, Self.device(Self.iosApp, Self.apnsHex)]))
+        XCTAssertEqual(try rejected(mixed), [softphoneHex])
+        XCTAssertEqual(apns.requests.map(\.path), ["/3/device/\(Self.apnsHex)"], "nothing reaches the closed app's device")
+        XCTAssertEqual(try pushgate.storedDevices().count, 1, "a closed app's stored device is not pruned")
+        try pushgate.waitForServeLog(containing: "which is not open to Matrix")
+
+        // What the operator sees: apps list, /status, doctor.
+        let list = try pushgate.cli(["apps", "list"])
+        XCTAssertTrue(list.stdout.contains("MATRIX"), list.stdout)
+        let rows = list.stdout.split(separator: "\n")
+        XCTAssertTrue(try XCTUnwrap(rows.first { $0.hasPrefix(softphone) }).hasSuffix("closed"), list.stdout)
+        XCTAssertTrue(try XCTUnwrap(rows.first { $0.hasPrefix(Self.voipApp) }).hasSuffix("open"), list.stdout)
+        let status = try pushgate.client.get("/status").text
+        XCTAssertTrue(status.contains(#"data-matrix-app="\#(Self.voipApp)""#), status)
+        XCTAssertFalse(status.contains(#"data-matrix-app="\#(softphone)""#), status)
+        let doctor = try pushgate.cli(["doctor"])
+        XCTAssertTrue(doctor.stdout.contains("apps homeservers may push to: "), doctor.stdout)
+        let reached = try XCTUnwrap(doctor.stdout.split(separator: "\n").first { $0.contains("apps homeservers may push to") })
+        XCTAssertTrue(reached.contains(Self.iosApp), doctor.stdout)
+        XCTAssertFalse(reached.contains(softphone), doctor.stdout)
+
+        // Opened with --replace: pushed. Replaced again without --matrix: closed again. serve
+        // may answer from its catalog of up to a second ago, so each change is awaited.
+        func rejectedOnceSettled(expecting expected: [String]) throws -> [String] {
+            var last: [String] = []
+            for _ in 0..<50 {
+                last = try rejected(try notify(Self.message(devices: [spoofedCall])))
+                if last == expected { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return last
+        }
+        try pushgate.addMockAPNsApp(
+            id: softphone, ["--topic", "com.example.softphone.voip", "--push-type", "voip", "--matrix", "--replace"])
+        XCTAssertEqual(try rejectedOnceSettled(expecting: []), [])
+        XCTAssertEqual(apns.requests.last?.path, "/3/device/\(softphoneHex)")
+        XCTAssertEqual(apns.requests.last?.headers["apns-push-type"], "voip")
+        try pushgate.addMockAPNsApp(id: softphone, ["--topic", "com.example.softphone.voip", "--push-type", "voip", "--replace"])
+        XCTAssertEqual(try rejectedOnceSettled(expecting: [softphoneHex]), [softphoneHex])
+        let sent = apns.requests.count
+        XCTAssertEqual(try rejected(try notify(Self.message(devices: [spoofedCall]))), [softphoneHex])
+        XCTAssertEqual(apns.requests.count, sent, "nothing is sent once it is closed again")
+    }
+
+    /// doctor warns when homeservers are listed but no app is open: every pushkey is rejected
+    /// and the homeservers delete those pushers.
+    func testDoctorWarnsWhenHomeserversAreListedButNoAppIsOpen() throws {
+        pushgate = try PushgateInstance(
+            environment: PushgateInstance.upstreams(apns: apns).merging(["PUSHGATE_MATRIX_HOMESERVERS": "192.0.2.10"]) {
+                _, own in own
+            })
+        try pushgate.addMockAPNsApp(id: Self.iosApp, ["--topic", "im.example.app"])
+        let closed = try pushgate.cli(["doctor"])
+        XCTAssertTrue(closed.stdout.contains("homeservers are listed but no app is open to Matrix"), closed.stdout)
+        try pushgate.addMockAPNsApp(id: Self.iosApp, ["--topic", "im.example.app", "--matrix", "--replace"])
+        let open = try pushgate.cli(["doctor"])
+        XCTAssertFalse(open.stdout.contains("no app is open to Matrix"), open.stdout)
+        XCTAssertTrue(open.stdout.contains("apps homeservers may push to: \(Self.iosApp)"), open.stdout)
     }
 
     // MARK: Who may call

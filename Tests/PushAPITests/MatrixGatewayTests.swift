@@ -36,10 +36,12 @@ final class MatrixGatewayTests: XCTestCase {
         try store.addApp(
             RegisteredApp(
                 id: AppID("im.example.ios")!, credentials: .apnsToken(teamID: "T", keyID: "K", privateKeyPEM: "-"),
-                apnsTopic: "im.example", apnsPushType: .alert),
+                apnsTopic: "im.example", apnsPushType: .alert, openToMatrix: true),
             replacing: false)
         try store.addApp(
-            RegisteredApp(id: AppID("im.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "-", subject: "mailto:a@b")),
+            RegisteredApp(
+                id: AppID("im.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "-", subject: "mailto:a@b"),
+                openToMatrix: true),
             replacing: false)
     }
 

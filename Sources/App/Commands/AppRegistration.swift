@@ -20,22 +20,27 @@ struct AppRegistration {
     var certificatePassword: String? = nil
     var vapidSubject: String? = nil
     var vapidKeyFile: String? = nil
+    /// Whether Matrix homeservers may push to it (`--matrix`).
+    var openToMatrix = false
 
     func validated() throws -> RegisteredApp {
         guard let appID = AppID(id) else {
             throw CommandFailure("--id \(id) is not a valid app id (letters, digits, '.', '_', '-'; at most 200)")
         }
         let key = try appKey.map(Self.validAppKey)
+        var app: RegisteredApp
         switch Platform(dialectName: platform) {
         case .apns:
-            return try apns(appID, appKey: key)
+            app = try apns(appID, appKey: key)
         case .fcm:
-            return try fcm(appID, appKey: key)
+            app = try fcm(appID, appKey: key)
         case .web:
-            return try web(appID, appKey: key)
+            app = try web(appID, appKey: key)
         case nil:
             throw CommandFailure("--platform must be apns, fcm or web, not \(platform)")
         }
+        app.openToMatrix = openToMatrix
+        return app
     }
 
     /// Web Push: the VAPID key from --vapid-key-file, or a new one, and the contact URL.

@@ -13,12 +13,14 @@ struct AppsCommand: ParsableCommand {
             abstract: "Register an app (or update it with --replace).",
             discussion: """
                 APNs:  pushgate apps add --id ID --platform apns --team-id TEAM --key-id KID --key-file AuthKey_KID.p8 \
-                [--push-type TYPE] [--topic T] [--sandbox] [--app-key K]
+                [--push-type TYPE] [--topic T] [--sandbox] [--app-key K] [--matrix]
                 APNs with a certificate:  pushgate apps add --id ID --platform apns \
                 (--cert-file cert.pem --cert-key key.pem | --cert-file cert.p12 [--cert-password-file F|-]) [--topic T] …
-                FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K]
+                FCM:   pushgate apps add --id ID --platform fcm --service-account service-account.json [--app-key K] [--matrix]
                 Web:   pushgate apps add --id ID --platform web --vapid-subject mailto:ops@example.com \
-                [--vapid-key-file vapid.pem] [--app-key K]
+                [--vapid-key-file vapid.pem] [--app-key K] [--matrix]
+                With --replace, the app gets exactly the options given: leaving out --matrix (or \
+                --sandbox, --app-key) takes it away.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -44,6 +46,9 @@ struct AppsCommand: ParsableCommand {
         @Option(name: .customLong("vapid-subject"), help: "Web: the contact push services see in every push (mailto:… or https://…).") var vapidSubject: String?
         @Option(name: .customLong("vapid-key-file"), help: "Web: an EC P-256 private key (PEM) to sign with. Default: a new key.") var vapidKeyFile: String?
         @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key (instance id) its clients present; one APNs and one FCM app may share it.") var appKey: String?
+        @Flag(
+            help: "Let Matrix homeservers (PUSHGATE_MATRIX_HOMESERVERS) push to this app's devices through /_matrix/push/v1/notify. Their users choose the app_id, pushkey and payload of their pushers: open only an app that is a Matrix client of yours.")
+        var matrix = false
         @Flag(help: "Update the app if it is registered already.") var replace = false
 
         func run() throws {
@@ -51,7 +56,7 @@ struct AppsCommand: ParsableCommand {
                 id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
                 pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey,
                 certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: try certificatePassword(),
-                vapidSubject: vapidSubject, vapidKeyFile: vapidKeyFile)
+                vapidSubject: vapidSubject, vapidKeyFile: vapidKeyFile, openToMatrix: matrix)
             let app = try request.validated()
             let store = try Runtime(global).openStore()
             do {
@@ -59,7 +64,9 @@ struct AppsCommand: ParsableCommand {
             } catch let error as AppCatalogError {
                 throw CommandFailure(error.description)
             }
-            print("\(replace ? "registered (replacing)" : "registered") \(app.platform.rawValue) app \(app.id)")
+            print(
+                "\(replace ? "registered (replacing)" : "registered") \(app.platform.rawValue) app \(app.id)"
+                    + (app.openToMatrix ? ", open to Matrix homeservers" : ""))
             if case .webPush(let pem, _) = app.credentials {
                 // The key browsers subscribe with (applicationServerKey): the site needs it.
                 print("vapid public key \(try VAPIDKey(pem: pem).publicKeyBase64URL())")
@@ -94,12 +101,13 @@ struct AppsCommand: ParsableCommand {
                 print("no apps registered")
                 return
             }
-            var rows = [["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY"]]
+            var rows = [["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY", "MATRIX"]]
             for app in apps {
                 rows.append([
                     app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
                     app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
                     app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
+                    app.openToMatrix ? "open" : "closed",
                 ])
             }
             print(TextTable.render(rows))

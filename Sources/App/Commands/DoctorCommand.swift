@@ -50,7 +50,6 @@ struct DoctorCommand: ParsableCommand {
         var findings = configurationFindings
         guard let configuration = loaded else { return findings }
         findings.append(BridgeTopicsCheck(topics: configuration.bridgeTopics).run())
-        findings.append(MatrixHomeserversCheck(homeservers: configuration.matrixHomeservers).run())
 
         let runtime: Runtime
         do {
@@ -62,6 +61,7 @@ struct DoctorCommand: ParsableCommand {
         let checkup = runtime.backend.checkup()
         findings += checkup.findings.map(DoctorFinding.init)
         let apps = checkup.apps
+        findings += MatrixHomeserversCheck(homeservers: configuration.matrixHomeservers, apps: apps).run()
         if let apps, let keys = checkup.senderKeys {
             findings += SenderKeyScopeCheck(keys: keys, appCount: apps.count).run()
         }

@@ -212,9 +212,19 @@ struct StatusHTML {
         return html + "</table></div>\n"
     }
 
-    /// What this node last told Matrix homeservers: a pusher rejected, a 502, a caller refused.
+    /// Which apps homeservers reach, and what this node last told them: a pusher rejected, a
+    /// 502, a caller refused.
     private func matrixSection() -> String {
-        var html = "<h2>Matrix push gateway: last answers (this node)</h2>\n"
+        var html = "<h2>Matrix push gateway</h2>\n"
+        let open = report.apps.map(\.credentials.app).filter(\.openToMatrix)
+        if open.isEmpty {
+            html += "<p id=\"matrix-apps\">No app is open to Matrix: a notify's pushkeys are all rejected "
+                + "(<code>pushgate apps add --replace … --matrix</code> opens one).</p>\n"
+        } else {
+            let list = open.map { "<code data-matrix-app=\"\(e($0.id.rawValue))\">\(e($0.id.rawValue))</code>" }
+            html += "<p id=\"matrix-apps\">Apps homeservers may push to: \(list.joined(separator: ", "))</p>\n"
+        }
+        html += "<h3>Last answers (this node)</h3>\n"
         guard !matrixAnswers.isEmpty else { return html + "<p id=\"matrix-answers\">none since start</p>\n" }
         html += "<div class=\"scroll\"><table id=\"matrix-answers\"><tr><th>when</th><th>status</th>"
             + "<th>devices</th><th>rejected</th><th>note</th></tr>\n"

@@ -2,7 +2,7 @@ import Logging
 import PushCore
 
 /// What a notify does for each of its devices, decided before anything is sent: reject its
-/// pushkey now (no such app, a malformed pushkey or default payload), send nothing (nothing
+/// pushkey now (no such app, an app not open to Matrix, a malformed pushkey or default payload), send nothing (nothing
 /// to show, a push service not allowed), or push. The apps and the stored devices are read
 /// once for the whole notify.
 struct MatrixDispatchPlan: Sendable {
@@ -32,6 +32,13 @@ struct MatrixDispatchPlan: Sendable {
             guard let app = catalog[device.appID] ?? nil else {
                 logger.info("notify for app_id \(LogText.escaped(String(device.appID.prefix(200)))), which no registered app has: pushkey rejected")
                 steps.append(.reject(.unknownApp))
+                continue
+            }
+            // A closed app is answered as an unknown one, word for word: a homeserver's user
+            // learns nothing of which apps exist, and the pusher is dropped.
+            guard app.openToMatrix else {
+                logger.info("notify for app_id \(app.id), which is not open to Matrix (apps add --matrix): pushkey rejected")
+                steps.append(.reject(.closedApp))
                 continue
             }
             let defaultPayload: [String: JSONValue]

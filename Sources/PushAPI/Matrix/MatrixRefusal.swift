@@ -56,6 +56,9 @@ struct MatrixRefusal: DialectError, Equatable {
 enum MatrixRejection: Error, Sendable, Equatable, CustomStringConvertible {
     /// No registered app has this id (Sygnal: no pushkin serves it).
     case unknownApp
+    /// The app exists but its operator has not opened it to Matrix (`apps add --matrix`). The
+    /// homeserver is told exactly what it is told of an unknown app; the words are the operator's.
+    case closedApp
     /// `data.default_payload` is there and not an object (Sygnal rejects it too).
     case defaultPayloadNotAnObject
     /// The pushkey cannot be a token of the app's platform (APNs hex or base64, an FCM
@@ -68,6 +71,7 @@ enum MatrixRejection: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .unknownApp: return "no registered app has this app_id"
+        case .closedApp: return "the app is not open to Matrix (pushgate apps add --replace … --matrix)"
         case .defaultPayloadNotAnObject: return "data.default_payload is not an object"
         case .malformedPushkey(let reason): return reason
         case .dead(let reason): return "the upstream reports the token dead: \(reason)"

@@ -6,7 +6,7 @@ enum AppTable {
     private static let columns = """
         id, platform, apns_team_id, apns_key_id, apns_private_key_pem, apns_certificate_pem,
         apns_certificate_key_pem, fcm_service_account_json, fcm_project_id, apns_topic,
-        apns_push_type, sandbox, web_vapid_private_key_pem, web_vapid_subject
+        apns_push_type, sandbox, web_vapid_private_key_pem, web_vapid_subject, matrix
         """
     private static let selectedColumns = """
         \(columns), (SELECT b.app_key FROM beams_instances AS b WHERE b.app_id = apps.id)
@@ -16,7 +16,7 @@ enum AppTable {
     // One statement for add and replace: created_at survives a replace.
     private static let upsertSQL = """
         INSERT INTO apps (\(columns), created_at, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?16, ?15, ?15)
         ON CONFLICT (id) DO UPDATE SET
             platform = excluded.platform,
             apns_team_id = excluded.apns_team_id,
@@ -31,6 +31,7 @@ enum AppTable {
             sandbox = excluded.sandbox,
             web_vapid_private_key_pem = excluded.web_vapid_private_key_pem,
             web_vapid_subject = excluded.web_vapid_subject,
+            matrix = excluded.matrix,
             updated_at = excluded.updated_at
         """
     private static let selectOneSQL = "SELECT \(selectedColumns) FROM apps WHERE id = ?"
@@ -82,6 +83,7 @@ enum AppTable {
             try statement.bind(app.apnsPushType?.rawValue, at: 11)
             try statement.bind(app.sandbox, at: 12)
             try statement.bind(now, at: 15)
+            try statement.bind(app.openToMatrix, at: 16)
             try statement.run()
         }
         try BeamsInstanceTable.assign(appID: app.id, appKey: app.appKey, platform: app.platform, in: database)
@@ -152,6 +154,6 @@ enum AppTable {
         }
         return RegisteredApp(
             id: id, credentials: credentials, apnsTopic: row.string(9), apnsPushType: pushType,
-            sandbox: row.bool(11) ?? false, appKey: row.string(14))
+            sandbox: row.bool(11) ?? false, appKey: row.string(15), openToMatrix: row.bool(14) ?? false)
     }
 }

@@ -29,7 +29,7 @@ struct TransferTable: Sendable {
                 .text("apns_private_key_pem"), .text("apns_certificate_pem"), .text("apns_certificate_key_pem"),
                 .text("fcm_service_account_json"), .text("fcm_project_id"), .text("apns_topic"),
                 .text("apns_push_type"), .integer("sandbox"), .integer("created_at"), .integer("updated_at"),
-                .text("web_vapid_private_key_pem"), .text("web_vapid_subject"),
+                .text("web_vapid_private_key_pem"), .text("web_vapid_subject"), .integer("matrix"),
             ],
             key: ["id"]),
         TransferTable(
