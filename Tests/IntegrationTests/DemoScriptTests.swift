@@ -10,12 +10,13 @@ final class DemoScriptTests: XCTestCase {
         XCTAssertEqual(demo.status, 0, demo.output)
         XCTAssertTrue(demo.output.contains("demo: every push went through"), demo.output)
         XCTAssertFalse(demo.output.contains("FAIL"), demo.output)
+        XCTAssertTrue(demo.output.contains("ok    Matrix: notify an app not open to Matrix"), demo.output)
         // What the mocks counted when they stopped: the Acrobits account's push, the cospace
-        // event's, Beams', the bridge's and `pushgate send`'s on APNs; pnm2's, cospace's and
+        // event's, Beams', the bridge's, the Matrix notify's and `pushgate send`'s on APNs; pnm2's, cospace's and
         // the bridge's on FCM, after one access token from its OAuth endpoint.
         let lines = demo.output.split(separator: "\n")
         let apns = try XCTUnwrap(lines.first { $0.contains("apns (production) stopping") }, demo.output)
-        XCTAssertTrue(apns.hasSuffix("requests 5 (200: 5), resets 0, goaways 0"), String(apns))
+        XCTAssertTrue(apns.hasSuffix("requests 6 (200: 6), resets 0, goaways 0"), String(apns))
         let fcm = try XCTUnwrap(lines.first { $0.contains("fcm stopping") }, demo.output)
         XCTAssertTrue(fcm.hasSuffix("requests 4 (200: 4), resets 0, goaways 0"), String(fcm))
     }
