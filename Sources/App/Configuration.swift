@@ -51,12 +51,32 @@ public struct Configuration: Sendable {
     /// that still go out; bounded here, the caller gets "Push service busy" in time.
     public var upstreamLaneParkedPushes = 0
 
-    /// The bound on parked pushes in force: `upstreamLaneParkedPushes`, or for 0 the transfers
-    /// the delivery engine hands libcurl at once (per thread, times its threads).
+    /// The bound on parked pushes in force: `upstreamLaneParkedPushes`, or for 0 what the
+    /// delivery engine hands libcurl at once (per thread, times its threads) less the Matrix
+    /// lane's share, so that the two lanes together never fill the engine's queue.
     public var parkedPushLimit: Int {
-        upstreamLaneParkedPushes > 0
-            ? upstreamLaneParkedPushes : deliveryThreads * CurlEngineConfiguration().maxTransfersInFlight
+        upstreamLaneParkedPushes > 0 ? upstreamLaneParkedPushes : max(1, engineTransfers - matrixParkedPushLimit)
     }
+    /// The Matrix lane (notifies, whose homeservers wait on APNs/FCM/Web Push): apart from the
+    /// upstream lane, so that however many notifies a homeserver's users cause, a PBX's sends
+    /// keep their threads, their queue and their share of the delivery engine.
+    public var matrixLaneThreads = 2
+    /// Notifies parked at once while their pushes are out.
+    public var matrixLaneParked = 256
+    /// Pushes the parked notifies wait on at once, summed; 0: a quarter of what the delivery
+    /// engine carries at once. A notify is let in while the sum is below it (a notify carries
+    /// up to 1,000 devices, Synapse sends one).
+    public var matrixLaneParkedPushes = 0
+    /// Notifies that may wait for room in the lane; one more is answered 503 at once.
+    public var matrixLaneQueue = 64
+
+    /// The Matrix lane's bound on parked pushes in force.
+    public var matrixParkedPushLimit: Int {
+        matrixLaneParkedPushes > 0 ? matrixLaneParkedPushes : max(1, engineTransfers / 4)
+    }
+
+    /// Transfers the delivery engine hands libcurl at once, over all its threads.
+    private var engineTransfers: Int { deliveryThreads * CurlEngineConfiguration().maxTransfersInFlight }
     /// Sends that may wait for a lane thread; one more is answered "Push service busy" at once.
     /// A waiting send holds an nginx connection and a socket, no thread.
     public var upstreamLaneQueue = 256
@@ -175,6 +195,10 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES", "pushes the parked pnm2 sends wait on at once, summed; more sends wait in the lane's queue; 0: what the delivery engine carries at once", \.upstreamLaneParkedPushes, 0...10_000_000),
         .integer("PUSHGATE_UPSTREAM_LANE_QUEUE", "pnm2 sends that may wait for a lane thread; more are answered \"Push service busy\" at once", \.upstreamLaneQueue, 0...65_536),
         .integer("PUSHGATE_UPSTREAM_LANE_WAIT_MS", "longest wait for a lane thread before a pnm2 send is answered \"Push service busy\"", \.upstreamLaneWaitMilliseconds, 0...50_000),
+        .integer("PUSHGATE_MATRIX_LANE_THREADS", "threads of their own for Matrix notifies, apart from pnm2's lane; a notify waiting on the upstreams is parked and holds none", \.matrixLaneThreads, 1...256),
+        .integer("PUSHGATE_MATRIX_LANE_PARKED", "Matrix notifies parked at once while their pushes are out; more wait in the lane's queue", \.matrixLaneParked, 1...65_536),
+        .integer("PUSHGATE_MATRIX_LANE_PARKED_PUSHES", "pushes the parked Matrix notifies wait on at once, summed; more notifies wait in the lane's queue; 0: a quarter of what the delivery engine carries at once", \.matrixLaneParkedPushes, 0...10_000_000),
+        .integer("PUSHGATE_MATRIX_LANE_QUEUE", "Matrix notifies that may wait for room in their lane; more are answered 503 M_LIMIT_EXCEEDED at once", \.matrixLaneQueue, 0...65_536),
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
         .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),
         .integer("PUSHGATE_DB_BUSY_TIMEOUT_MS", "how long a write waits for another writer before failing", \.databaseBusyTimeoutMilliseconds, 0...600_000),

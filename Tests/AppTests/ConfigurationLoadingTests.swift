@@ -18,11 +18,18 @@ final class ConfigurationLoadingTests: XCTestCase {
         XCTAssertEqual(warnings, [])
     }
 
+    /// The two lanes that wait on the upstreams share what the engine carries: Matrix a
+    /// quarter, pnm2 the rest, so that together they never fill the engine's queue.
     func testParkedPushesDefaultToWhatTheDeliveryEngineCarries() throws {
         let defaults = try Configuration.load(file: nil, environment: [:]).0
-        XCTAssertEqual(defaults.parkedPushLimit, 2 * 1000, "two engine threads, 1,000 transfers each")
+        XCTAssertEqual(defaults.matrixParkedPushLimit, 500, "a quarter of two engine threads' 1,000 transfers")
+        XCTAssertEqual(defaults.parkedPushLimit, 1500, "the rest")
         let threeThreads = try Configuration.load(file: nil, environment: ["PUSHGATE_DELIVERY_THREADS": "3"]).0
-        XCTAssertEqual(threeThreads.parkedPushLimit, 3000)
+        XCTAssertEqual(threeThreads.matrixParkedPushLimit, 750)
+        XCTAssertEqual(threeThreads.parkedPushLimit, 2250)
+        let matrixSet = try Configuration.load(file: nil, environment: ["PUSHGATE_MATRIX_LANE_PARKED_PUSHES": "200"]).0
+        XCTAssertEqual(matrixSet.matrixParkedPushLimit, 200)
+        XCTAssertEqual(matrixSet.parkedPushLimit, 1800, "pnm2 gets what Matrix leaves")
         let set = try Configuration.load(
             file: nil, environment: ["PUSHGATE_UPSTREAM_LANE_PARKED_PUSHES": "40000", "PUSHGATE_DELIVERY_THREADS": "3"]
         ).0

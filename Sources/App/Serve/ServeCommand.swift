@@ -67,15 +67,25 @@ struct ServeCommand: ParsableCommand {
 /// lane's (see `FastCGIServer.start`). The metrics of busy threads are labelled by it.
 struct ThreadKinds {
     let responders: Int
-    let upstream: Int
+    /// The lanes in `ServeStartup.fastCGIConfiguration`'s order, with their threads.
+    let lanes: [(name: String, threads: Int)]
 
     init(_ configuration: Configuration) {
         responders = configuration.threads
-        upstream = configuration.upstreamLaneThreads
+        lanes = [
+            (RequestLane.upstream.name, configuration.upstreamLaneThreads),
+            (RequestLane.matrix.name, configuration.matrixLaneThreads),
+            (RequestLane.passwords.name, configuration.passwordCheckThreads),
+        ]
     }
 
     func name(of index: Int) -> String {
         if index < responders { return "responder" }
-        return index < responders + upstream ? RequestLane.upstream.name : RequestLane.passwords.name
+        var first = responders
+        for lane in lanes {
+            if index < first + lane.threads { return lane.name }
+            first += lane.threads
+        }
+        return lanes.last?.name ?? "responder"
     }
 }

@@ -30,7 +30,7 @@ struct ServeStartup {
         }
     }
 
-    /// The listening socket and its threads, with the two lanes of their own.
+    /// The listening socket and its threads, with the three lanes of their own.
     static func fastCGIConfiguration(_ configuration: Configuration) throws -> FastCGIConfiguration {
         let upstreamWait = Double(configuration.upstreamLaneWaitMilliseconds) / 1000
         return FastCGIConfiguration(
@@ -45,6 +45,12 @@ struct ServeStartup {
                     queueLimit: configuration.upstreamLaneQueue, queueWaitSeconds: upstreamWait,
                     drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.upstreamLaneParked,
                     parkedPushLimit: configuration.parkedPushLimit, responderBodyLimit: sendCheckedOnResponderBytes),
+                // Matrix notifies: the same waits as pnm2's sends, in a lane of their own.
+                LaneConfiguration(
+                    lane: .matrix, threadCount: configuration.matrixLaneThreads,
+                    queueLimit: configuration.matrixLaneQueue, queueWaitSeconds: upstreamWait,
+                    drainTimeoutSeconds: upstreamWait + 60, parkedLimit: configuration.matrixLaneParked,
+                    parkedPushLimit: configuration.matrixParkedPushLimit, responderBodyLimit: sendCheckedOnResponderBytes),
                 // Logins that run the password hash (~0.1–0.7 s of a core each): a few
                 // threads, whatever arrives; the rest wait without a thread, or are told
                 // to try again. What waits is checked within nginx's read time-out.

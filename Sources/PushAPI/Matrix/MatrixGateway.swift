@@ -7,7 +7,7 @@ import PushCore
 /// device through its registered app (the device's `app_id`) and answers
 /// `{"rejected": [pushkey, …]}` with every pushkey that can never work, whose pushers the
 /// homeserver then deletes. The answer must wait for the upstreams, so the notify runs in the
-/// upstream lane and is parked there while its pushes are out, holding no thread.
+/// Matrix lane and is parked there while its pushes are out, holding no thread.
 /// Only the homeservers of `PUSHGATE_MATRIX_HOMESERVERS` may call: a pusher has no credentials.
 public struct MatrixGateway: DialectHandler {
     public var errors: any ErrorRenderer { MatrixErrors() }
@@ -16,6 +16,8 @@ public struct MatrixGateway: DialectHandler {
     public static let notifyPath = "/_matrix/push/v1/notify"
     /// A notify naming more devices is refused whole (Synapse sends one per notify).
     public static let maximumDevices = 1000
+
+    private static let tooManyDevices = MatrixRefusal.badJSON("more than \(maximumDevices) devices in one notification")
 
     private let apps: any AppCatalog
     private let directory: any AcrobitsPushDirectory
@@ -46,13 +48,14 @@ public struct MatrixGateway: DialectHandler {
         self.answers = answers
     }
 
-    /// The notify, whose POSTs wait on the upstreams in the upstream lane, and the rest of
+    /// The notify, whose POSTs wait on the upstreams in the Matrix lane (apart from pnm2's, so
+    /// that a homeserver's users cannot crowd out a PBX's sends), and the rest of
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
     /// lane slot: its 403 is answered where it was read.
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
         let lane: Router.Route.Lane = { head in
-            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .upstream : nil
+            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .matrix : nil
         }
         var elsewhere = self
         elsewhere.servesNotify = false
@@ -76,11 +79,11 @@ public struct MatrixGateway: DialectHandler {
         guard homeservers.allows(request.remoteAddress) else { throw MatrixRefusal.forbidden(request.remoteAddress) }
         guard servesNotify else { throw MatrixRefusal.unrecognizedPath(request.path) }
         guard request.method == "POST" else { throw MatrixRefusal.unrecognizedMethod }
+        // Counted on the bytes, before a value is built for each of up to a megabyte's devices.
+        guard MatrixDeviceList.isWithin(Self.maximumDevices, request.body) else { throw Self.tooManyDevices }
         let notification = try MatrixNotification.parse(request.body)
         guard !notification.devices.isEmpty else { throw MatrixRefusal.noDevices }
-        guard notification.devices.count <= Self.maximumDevices else {
-            throw MatrixRefusal.badJSON("more than \(Self.maximumDevices) devices in one notification")
-        }
+        guard notification.devices.count <= Self.maximumDevices else { throw Self.tooManyDevices }
         let plan = try MatrixDispatchPlan(
             notification, apps: apps, directory: directory, webPushSubscriptions: webPushSubscriptions, logger: logger)
         let devices = notification.devices.count
