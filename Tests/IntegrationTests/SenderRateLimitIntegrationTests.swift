@@ -80,25 +80,26 @@ final class SenderRateLimitIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     /// Every send-side location is under the limit, each in its dialect's shape; the client
     /// address is counted by its IPv6 /64, as the phone-facing limit counts it.
     func testEverySendSideLocationIsLimitedPerClientAddress() throws {
-        let sendSide: [(path: String, address: String, says: String)] = [
-            ("/pnm2/send", "203.0.113.11", "\"code\": 429"),
-            ("/pnm2", "203.0.113.12", "\"code\": 429"),
-            ("/publish_api/v1/instances/some-app-key/publishes", "203.0.113.13", "\"error\": \"Too Many Requests\""),
-            ("/customer_api/v1/instances/some-app-key/users/alice", "203.0.113.14", "\"error\": \"Too Many Requests\""),
-            ("/user_api/v1/instances/some-app-key/users/alice", "203.0.113.15", "\"error\": \"Too Many Requests\""),
-            ("/push/topics/news", "203.0.113.16", "{\"response\": {\"error\": \"too many requests, slow down\"}}"),
-            ("/api/push/events", "203.0.113.17", "{\"status\": \"too-many-requests\"}"),
+        let sendSide: [(method: String, path: String, address: String, says: String)] = [
+            ("POST", "/pnm2/send", "203.0.113.11", "\"code\": 429"),
+            ("POST", "/pnm2", "203.0.113.12", "\"code\": 429"),
+            ("POST", "/publish_api/v1/instances/some-app-key/publishes", "203.0.113.13", "\"error\": \"Too Many Requests\""),
+            ("DELETE", "/customer_api/v1/instances/some-app-key/users/alice", "203.0.113.14", "\"error\": \"Too Many Requests\""),
+            ("DELETE", "/user_api/v1/instances/some-app-key/users/alice", "203.0.113.15", "\"error\": \"Too Many Requests\""),
+            ("POST", "/push/topics/news", "203.0.113.16", "{\"response\": {\"error\": \"too many requests, slow down\"}}"),
+            ("POST", "/api/push/events", "203.0.113.17", "{\"status\": \"too-many-requests\"}"),
             // One /64: the second address spends what the first left.
-            ("/pnm2/send", "2001:db8:1:2::5", "\"code\": 429"),
+            ("POST", "/pnm2/send", "2001:db8:1:2::5", "\"code\": 429"),
         ]
         for location in sendSide {
             var statuses: [Int] = []
             var refusal = ""
             for n in 0..<(Self.burst + 10) {
                 let address = location.address.hasPrefix("2001:") && n % 2 == 1 ? "2001:db8:1:2::6" : location.address
-                let response = try pushgate.client.post(
-                    location.path, contentType: "application/json", body: "{}",
-                    headers: ["Authorization": "Bearer wrong", "X-Forwarded-For": address])
+                let response = try pushgate.client.request(
+                    location.method, location.path,
+                    headers: ["Content-Type": "application/json", "Authorization": "Bearer wrong", "X-Forwarded-For": address],
+                    body: Array("{}".utf8))
                 statuses.append(response.status)
                 if response.status == 429 { refusal = response.text }
             }
