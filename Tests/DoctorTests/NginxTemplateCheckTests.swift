@@ -10,6 +10,8 @@ final class NginxTemplateCheckTests: XCTestCase {
         template.replacingOccurrences(of: "@PUSHGATE_HTTP_PORT@", with: port)
             .replacingOccurrences(of: "@PUSHGATE_SOCKET@", with: socket ?? self.socket)
             .replacingOccurrences(of: "@PUSHGATE_NGINX_MAX_BODY@", with: "2m")
+            .replacingOccurrences(of: "@PUSHGATE_NGINX_SENDER_RATE@", with: "100r/s")
+            .replacingOccurrences(of: "@PUSHGATE_NGINX_SENDER_BURST@", with: "1000")
     }
 
     private func template() throws -> String {
@@ -37,7 +39,17 @@ final class NginxTemplateCheckTests: XCTestCase {
             of: "        allow ::1;\n", with: "        allow ::1;\n        allow 10.0.0.5;\n        allow 192.0.2.0/24;\n")
         XCTAssertNotEqual(prometheus, render(template), "the template has the operator pages' allow lines")
         XCTAssertEqual(compare(prometheus, template).map(\.verdict), [.ok])
-        // But not opening them to everyone.
+        // And the senders never rate-limited (PUSHGATE_NGINX_SENDER_ADDRESSES).
+        let senders = render(template).replacingOccurrences(
+            of: "geo $pushgate_listed_sender {\n    default 0;\n",
+            with: "geo $pushgate_listed_sender {\n    default 0;\n    198.51.100.20 1;\n    2001:db8::/48 1;\n")
+        XCTAssertNotEqual(senders, render(template), "the template has the listed senders' block")
+        XCTAssertEqual(compare(senders, template).map(\.verdict), [.ok])
+        // But not exempting everyone from the senders' limit.
+        let everyone = render(template).replacingOccurrences(
+            of: "geo $pushgate_listed_sender {\n    default 0;\n", with: "geo $pushgate_listed_sender {\n    default 1;\n")
+        XCTAssertEqual(compare(everyone, template).map(\.verdict), [.problem])
+        // Nor opening the operator pages to everyone.
         let open = render(template).replacingOccurrences(of: "        deny all;\n", with: "")
         XCTAssertEqual(compare(open, template).map(\.verdict), [.problem])
     }

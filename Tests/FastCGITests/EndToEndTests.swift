@@ -156,7 +156,7 @@ final class EndToEndTests: XCTestCase {
         // nginx cannot tell a stopped responder from a socket its workers may not reach.
         XCTAssertEqual(
             response.text,
-            "nginx could not reach pushgate: it is not running, or nginx's workers cannot reach its socket (see nginx's error log)\n"
+            "nginx could not reach pushgate: it is not running, or nginx's workers cannot reach its socket (pushgate doctor says which)\n"
         )
         XCTAssertTrue(response.header("content-type")?.hasPrefix("text/plain") ?? false)
     }

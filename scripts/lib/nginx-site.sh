@@ -1,13 +1,49 @@
 # Sourced by scripts/render-nginx and scripts/install: what both add to the rendered site
 # include, on the text in a variable of theirs (named as the first argument).
 #
-#   nginx_site_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..." "ADDRESS ..." ["HOMESERVER ..."]
+#   nginx_site_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..." "ADDRESS ..." ["HOMESERVER ..."] \
+#       ["SENDER ..."]
 #
-# applies the three below; each prints an error and returns 2 on a bad value.
+# applies the four below; each prints an error and returns 2 on a bad value.
 
 nginx_site_apply() {
     nginx_nodes_apply "$1" "$2" "$3" && nginx_operator_addresses_apply "$1" "$4" &&
-        nginx_matrix_homeservers_apply "$1" "${5:-}"
+        nginx_matrix_homeservers_apply "$1" "${5:-}" && nginx_sender_addresses_apply "$1" "${6:-}"
+}
+
+# The send side's limit per client address (PUSHGATE_NGINX_SENDER_RATE, default 100r/s, and
+# PUSHGATE_NGINX_SENDER_BURST, default 1000), checked, as the two lines `RATE` and `BURST`
+# for the template's @PUSHGATE_NGINX_SENDER_RATE@ and @PUSHGATE_NGINX_SENDER_BURST@.
+nginx_sender_limits() {
+    local rate="${PUSHGATE_NGINX_SENDER_RATE:-100r/s}" burst="${PUSHGATE_NGINX_SENDER_BURST:-1000}"
+    if ! [[ "$rate" =~ ^[1-9][0-9]*r/[sm]$ ]]; then
+        echo "PUSHGATE_NGINX_SENDER_RATE must look like 100r/s or 600r/m, not '$rate'" >&2
+        return 2
+    fi
+    if ! [[ "$burst" =~ ^[0-9]+$ ]]; then
+        echo "PUSHGATE_NGINX_SENDER_BURST must be a number of requests, not '$burst'" >&2
+        return 2
+    fi
+    printf '%s\n%s\n' "$rate" "$burst"
+}
+
+# A line `ADDRESS 1;` per SENDER (an IP address or CIDR range; PUSHGATE_NGINX_SENDER_ADDRESSES,
+# commas or spaces between) in the template's `geo $pushgate_listed_sender` block: senders the
+# send side's rate limit never holds back. Only address characters are taken.
+nginx_sender_addresses_apply() {
+    local -n sender_site="$1"
+    local senders="${2//,/ }" lines="" address
+    for address in $senders; do
+        if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
+            echo "PUSHGATE_NGINX_SENDER_ADDRESSES: '$address' is not an IP address or CIDR range" >&2
+            return 2
+        fi
+        lines+="    $address 1;"$'\n'
+    done
+    [[ -n "$lines" ]] || return 0
+    local marker="geo \$pushgate_listed_sender {"$'\n'"    default 0;"$'\n'
+    [[ "$sender_site" == *"$marker"* ]] || { echo "the template has no listed senders' geo block" >&2; return 1; }
+    sender_site="${sender_site/"$marker"/$marker$lines}"
 }
 
 # The Matrix location's `allow` lines: one per HOMESERVER (an IP address or CIDR range;

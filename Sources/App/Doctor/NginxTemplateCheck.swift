@@ -7,7 +7,9 @@ import Foundation
 /// Comments and blank lines are ignored, and so are `listen`, `server_name` and `ssl_…` lines:
 /// where nginx listens (a public address, TLS) is the operator's choice. Every other line must
 /// match the template's line, where each `@PUSHGATE_…@` placeholder stands for one value used
-/// the same way throughout.
+/// the same way throughout. The lines render-nginx adds for the nodes
+/// (`PUSHGATE_NGINX_NODES`) and the senders never rate-limited
+/// (`PUSHGATE_NGINX_SENDER_ADDRESSES`) are the operator's too.
 struct NginxTemplateCheck {
     let renderedPath: String
     let templatePath: String?
@@ -33,7 +35,7 @@ struct NginxTemplateCheck {
 
     static func compare(rendered: String, template: String, renderedPath: String, socket: String) -> [DoctorFinding] {
         let expected = significantLines(template)
-        let found = withoutNodeLines(significantLines(rendered))
+        let found = withoutListedSenderLines(withoutNodeLines(significantLines(rendered)))
         var values: [String: String] = [:]
         for (index, line) in expected.enumerated() {
             guard index < found.count else {
@@ -108,6 +110,29 @@ struct NginxTemplateCheck {
             }
             if text.hasPrefix("server "), let previous = kept.last, previous.text.hasPrefix("server ") {
                 continue
+            }
+            kept.append(line)
+        }
+        return kept
+    }
+
+    /// The rendered lines without the senders an operator lists (`PUSHGATE_NGINX_SENDER_ADDRESSES`):
+    /// the `ADDRESS 1;` lines render-nginx adds to the `geo $pushgate_listed_sender` block,
+    /// whose `default 0;` stays to be checked.
+    static func withoutListedSenderLines(_ lines: [Line]) -> [Line] {
+        var kept: [Line] = []
+        var inBlock = false
+        for line in lines {
+            if inBlock {
+                if line.text == "}" {
+                    inBlock = false
+                } else if line.text.hasSuffix(" 1;"),
+                    line.text.dropLast(" 1;".count).allSatisfy({ $0.isHexDigit || ":./".contains($0) })
+                {
+                    continue
+                }
+            } else if line.text == "geo $pushgate_listed_sender {" {
+                inBlock = true
             }
             kept.append(line)
         }
