@@ -107,4 +107,17 @@ final class PathNormalisationIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(try pushgate.client.get("/healthz").status, 200)
         XCTAssertEqual(try pushgate.client.get("/./healthz").status, 400)
     }
+
+    /// nginx ends `$uri` at a raw "#", so the request would reach the endpoint its path names
+    /// before the "#" (it used to: `…/instances/x` answered 405). Refused as a bad path.
+    func testARawNumberSignInThePathIsRefused() throws {
+        let beams = try pushgate.client.request(
+            "POST", "/device_api/v1/instances/x#/devices/fcm", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"token": "t"}"#.utf8))
+        XCTAssertEqual(beams.status, 400, beams.text)
+        XCTAssertEqual(try JSONValue.parse(beams.body).objectValue?["error"], .string("Bad request"), beams.text)
+        XCTAssertTrue(beams.text.contains("raw #"), beams.text)
+        assertText400(try pushgate.client.get("/token/alice#/?\(report)"))
+        XCTAssertEqual(try accounts(), [], "nothing stored")
+    }
 }

@@ -25,6 +25,14 @@ final class RequestPathCheckTests: XCTestCase {
         XCTAssertEqual(check.refusal("/client_api/v1/clients/a%2fb/token"), .encodedSlash)
     }
 
+    /// nginx ends `$uri` at a raw "#": it would choose the location of what comes before it.
+    func testARawNumberSignIsRefusedAnywhere() {
+        XCTAssertEqual(check.refusal("/device_api/v1/instances/x#/devices/fcm"), .numberSign)
+        XCTAssertEqual(check.refusal("/pnm2/send#"), .numberSign)
+        XCTAssertEqual(check.refusal("/pushToken/alice/sel/abc#def", opaqueTailAfter: 2), .numberSign)
+        XCTAssertNil(check.refusal("/token/alice%23bob/"), "encoded, it is a character of the name")
+    }
+
     func testPathsNginxKeepsPass() {
         for path in [
             "/", "/healthz", "/token/", "/token/alice/", "/token/john.doe/", "/api/push", "/api/push/",

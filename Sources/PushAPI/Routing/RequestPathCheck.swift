@@ -1,7 +1,7 @@
 /// Refuses a raw request path that nginx would read differently. nginx picks its location (and
 /// so its rate limit) from `$uri`, the path it has percent-decoded and normalised; pushgate
 /// routes on the raw `REQUEST_URI`. Where normalising would change the path (`.` and `..`
-/// segments, `//`, `%2F`, `%2E`), the two could disagree: `/token/..` is `location /` to nginx
+/// segments, `//`, `%2F`, `%2E`, and a raw `#`, where nginx ends `$uri`), the two could disagree: `/token/..` is `location /` to nginx
 /// but a Token Reporter for the username `..` to a raw router. Such a path is never routed.
 public struct RequestPathCheck: Sendable {
     /// Why a path was refused; its description is what the caller is told.
@@ -14,6 +14,9 @@ public struct RequestPathCheck: Sendable {
         case encodedSlash
         /// `%2E`: nginx decodes it, and `%2e%2e` is `..` to it.
         case encodedDot
+        /// A raw `#`: nginx ends `$uri` there, so it would choose its location by the path
+        /// before it while the whole path names another endpoint.
+        case numberSign
 
         public var description: String {
             switch self {
@@ -21,6 +24,7 @@ public struct RequestPathCheck: Sendable {
             case .emptySegment: return "the path has an empty segment (//)"
             case .encodedSlash: return "the path has a percent-encoded / (%2F)"
             case .encodedDot: return "the path has a percent-encoded . (%2E)"
+            case .numberSign: return "the path has a raw # (send it as %23)"
             }
         }
     }
@@ -35,7 +39,7 @@ public struct RequestPathCheck: Sendable {
     ///   path to another location, so they pass; `.`/`..` segments and `%2E` are refused all
     ///   the same, since they could climb out of it.
     public func refusal(_ path: String, opaqueTailAfter segments: Int? = nil) -> Refusal? {
-        // Every refusal needs a ".", a "%" or a "//": a path with none of them, nearly every
+        // Every refusal needs a ".", a "%", a "#" or a "//": a path with none of them, nearly every
         // path, is passed after one look at its bytes.
         guard Self.isSuspect(path) else { return nil }
         let bytes = Array(path.utf8)
@@ -58,6 +62,8 @@ public struct RequestPathCheck: Sendable {
             defer { segment.removeAll(keepingCapacity: true) }
             return segment == [0x2E] || segment == [0x2E, 0x2E] ? .dotSegment : nil
         }
+        // Anywhere, the opaque tail too: base64 has no "#", and nginx cuts there all the same.
+        if bytes.contains(UInt8(ascii: "#")) { return .numberSign }
         while index < bytes.count {
             let byte = bytes[index]
             let inTail = index >= tailStart
@@ -87,13 +93,13 @@ public struct RequestPathCheck: Sendable {
         return segmentEnded()
     }
 
-    /// Whether the path has a ".", a "%" or a "//", read in place.
+    /// Whether the path has a ".", a "%", a "#" or a "//", read in place.
     private static func isSuspect(_ path: String) -> Bool {
         var path = path
         return path.withUTF8 { bytes in
             var previous: UInt8 = 0
             for byte in bytes {
-                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") { return true }
+                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "#") { return true }
                 if byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/") { return true }
                 previous = byte
             }
