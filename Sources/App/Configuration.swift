@@ -92,6 +92,20 @@ public struct Configuration: Sendable {
     public var caFile: String? = nil
     /// FastCGI over TCP instead of the Unix socket (`PUSHGATE_LISTEN`).
     public var listen: TCPListenAddress? = nil
+    /// The nginx hosts whose FastCGI connections `serve` answers when it listens on TCP
+    /// (`PUSHGATE_FASTCGI_CLIENTS`); nil: loopback only, and a non-loopback `listen` refuses
+    /// to start, since whoever connects sets REMOTE_ADDR and is trusted as nginx.
+    public var fastCGIClients: FastCGIClients? = nil
+
+    /// Why `serve` must not listen as configured, nil when it may: on an address reachable
+    /// from the network without `fastCGIClients`, anyone who reaches the port could claim to
+    /// be 127.0.0.1 or a homeserver.
+    public var listenRefusal: String? {
+        guard let listen, !listen.isLoopback, fastCGIClients == nil else { return nil }
+        return "PUSHGATE_LISTEN=\(listen) is reachable from the network and FastCGI has no authentication: "
+            + "set PUSHGATE_FASTCGI_CLIENTS to the addresses or CIDR ranges of the nginx hosts (such as 10.0.0.2,10.0.1.0/24), "
+            + "or listen on a loopback address"
+    }
     public var deliveryThreads = 2
     /// How long a node's claim on queued pushes holds. When a node dies, another one delivers
     /// its claimed rows once this has passed; it must stay longer than a batch takes to send
@@ -126,6 +140,13 @@ public struct Configuration: Sendable {
     /// through the Token Reporter, the Beams device and client APIs and the bridge's `pnsub`
     /// (see `NewDeviceQuota`); 0: no quota.
     public var newDevicesPerHour = NewDeviceQuota.defaultPerHour
+    /// What all the /64s of one IPv6 /56, and of one /48, may create in an hour together, so
+    /// that a subscriber's or a tunnel broker's prefix is not 256 or 65,536 quotas; 0: that
+    /// prefix is not counted. Raised to the narrower ceiling when set below it.
+    public var newDevicesPerHourPer56 = NewDeviceQuota.defaultPerHourPer56
+    public var newDevicesPerHourPer48 = NewDeviceQuota.defaultPerHourPer48
+    /// Addresses and user names the login throttle holds at most (each); see `LoginThrottle`.
+    public var loginThrottleCapacity = LoginThrottle.defaultCapacity
     /// The most devices one app may have; a new one past it is refused with 507 (see
     /// `AppDeviceCeiling`). 0: no ceiling.
     public var maxDevicesPerApp = 0
@@ -158,7 +179,7 @@ public struct Configuration: Sendable {
         .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),
         Setting(
             name: "PUSHGATE_LISTEN",
-            meaning: "FastCGI over TCP on IPv4-ADDRESS:PORT instead of PUSHGATE_SOCKET, for an nginx on another host (no authentication: firewall it)",
+            meaning: "FastCGI over TCP on IPv4-ADDRESS:PORT instead of PUSHGATE_SOCKET, for an nginx on another host; beyond loopback, PUSHGATE_FASTCGI_CLIENTS must name the nginx hosts",
             apply: { config, value throws(ConfigurationError) in
                 if value.isEmpty {
                     config.listen = nil
@@ -170,6 +191,20 @@ public struct Configuration: Sendable {
                 config.listen = address
             },
             show: { $0.listen?.description }),
+        Setting(
+            name: "PUSHGATE_FASTCGI_CLIENTS",
+            meaning: "with PUSHGATE_LISTEN, the IPv4 addresses or CIDR ranges (commas or spaces between) of the nginx hosts whose FastCGI connections are answered; others are closed unread; unset: loopback only (and a non-loopback PUSHGATE_LISTEN refuses to start)",
+            apply: { config, value throws(ConfigurationError) in
+                if value.isEmpty {
+                    config.fastCGIClients = nil
+                    return
+                }
+                guard let clients = FastCGIClients(listing: value) else {
+                    throw .invalid(key: "PUSHGATE_FASTCGI_CLIENTS", value: value, expected: "IPv4 addresses or CIDR ranges separated by commas, such as 10.0.0.2,10.0.1.0/24")
+                }
+                config.fastCGIClients = clients
+            },
+            show: { $0.fastCGIClients?.listing }),
         Setting(
             name: "PUSHGATE_SOCKET_MODE", meaning: "file mode of the FastCGI socket, octal",
             apply: { config, value throws(ConfigurationError) in
@@ -259,6 +294,9 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_PASSWORD_CHECK_THREADS", "threads that hash cospace login passwords, apart from PUSHGATE_THREADS: logins never take more CPU than these", \.passwordCheckThreads, 1...64),
         .integer("PUSHGATE_LOGIN_FAILURES_PER_MINUTE", "failed cospace logins allowed per client address (IPv6: per /64) and per user name a minute; more are answered 429 without hashing", \.loginFailuresPerMinute, 1...100_000),
         .integer("PUSHGATE_NEW_DEVICES_PER_HOUR", "new devices or clients one client address (IPv6: per /64) may create an hour through the Token Reporter, the Beams device and client APIs and bridge pnsub, counted by each serve; more are answered 429; 0: no limit", \.newDevicesPerHour, 0...100_000_000),
+        .integer("PUSHGATE_NEW_DEVICES_PER_HOUR_PER_56", "new devices or clients all the /64s of one IPv6 /56 may create an hour together (at least PUSHGATE_NEW_DEVICES_PER_HOUR); more are answered 429; 0: /56s not counted", \.newDevicesPerHourPer56, 0...100_000_000),
+        .integer("PUSHGATE_NEW_DEVICES_PER_HOUR_PER_48", "new devices or clients all the /64s of one IPv6 /48 may create an hour together (at least the /56's); more are answered 429; 0: /48s not counted", \.newDevicesPerHourPer48, 0...100_000_000),
+        .integer("PUSHGATE_LOGIN_THROTTLE_CAPACITY", "client addresses and user names the login throttle remembers at most (each); when every name held failed within the minute, a login under another name is answered 429", \.loginThrottleCapacity, 1...10_000_000),
         .integer("PUSHGATE_MAX_DEVICES_PER_APP", "the most devices one app may have; a new device past it is refused with 507 in the dialect's shape (stored devices report as before); 0: no ceiling", \.maxDevicesPerApp, 0...1_000_000_000),
     ]
 

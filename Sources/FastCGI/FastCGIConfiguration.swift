@@ -10,6 +10,9 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// then neither created nor removed).
     public var tcpAddress: TCPListenAddress?
 
+    /// Over TCP, the hosts whose connections are served; any other's is closed unread.
+    public var tcpClients: FastCGIClients
+
     /// The socket file's mode. 0o660: whoever can connect speaks FastCGI and writes the
     /// CGI params (REMOTE_ADDR among them) itself, so only the owner and the socket's group
     /// may; nginx's workers, running as another user, reach it through `socketGroup`.
@@ -52,8 +55,10 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         drainTimeoutSeconds: Double = 5,
         lanes: [LaneConfiguration] = [],
         tcpAddress: TCPListenAddress? = nil,
+        tcpClients: FastCGIClients = .loopback,
         runningThreadLimit: Int? = nil
     ) {
+        self.tcpClients = tcpClients
         self.runningThreadLimit = runningThreadLimit
         self.socketPath = socketPath
         self.tcpAddress = tcpAddress

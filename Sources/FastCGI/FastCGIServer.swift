@@ -100,7 +100,10 @@ public final class FastCGIServer: @unchecked Sendable {
         }
         let connections: ReadyConnections
         do {
-            connections = try ReadyConnections(listener: listener.descriptor)
+            connections = try ReadyConnections(
+                listener: listener.descriptor,
+                clients: configuration.tcpAddress == nil
+                    ? nil : (configuration.tcpClients, RefusedConnectionLog(logger: logger)))
         } catch {
             listener.removeFile()
             listener.close()

@@ -15,11 +15,14 @@ final class ReadyConnections: @unchecked Sendable {
     // @unchecked: `parked` is guarded by `lock`; the descriptors are only read after init.
     private let epoll: Int32
     private let listener: Int32
+    /// For a TCP listener, the hosts that may connect and where refusals are logged; nil for
+    /// the Unix socket, whose file mode decides who connects (its accept asks no address).
+    private let clients: (allowed: FastCGIClients, log: RefusedConnectionLog)?
     private let lock = NSLock()
     /// Kept connections waiting for their next request, to close when the server stops.
     private var parked = DescriptorSet()
 
-    init(listener: Int32) throws(FastCGIError) {
+    init(listener: Int32, clients: (allowed: FastCGIClients, log: RefusedConnectionLog)? = nil) throws(FastCGIError) {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw .system(step: "creating the epoll set for", path: "the socket", errno: errno) }
         // Non-blocking: a readiness that another thread's accept already used up must not
@@ -32,6 +35,7 @@ final class ReadyConnections: @unchecked Sendable {
         }
         self.epoll = epoll
         self.listener = listener
+        self.clients = clients
         guard arm(listener) else {
             let code = errno
             _ = Glibc.close(epoll)
@@ -66,7 +70,14 @@ final class ReadyConnections: @unchecked Sendable {
     }
 
     private func acceptOne() -> Readiness {
-        let connection = accept(listener, nil, nil)
+        var peer = sockaddr_in()
+        var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let connection =
+            clients == nil
+            ? accept(listener, nil, nil)
+            : withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &peerLength) }
+            }
         guard connection >= 0 else {
             let code = errno
             // The connection waiting stays ready: re-armed at once, the listener would wake a
@@ -80,9 +91,22 @@ final class ReadyConnections: @unchecked Sendable {
             return code == EAGAIN || code == EWOULDBLOCK || code == EINTR ? .nothing : .acceptFailed(code)
         }
         _ = arm(listener)
+        if let clients, !clients.allowed.allows(peer) {
+            // Closed before a byte is read: a stranger's REMOTE_ADDR is never believed.
+            _ = Glibc.close(connection)
+            clients.log.refused(from: Self.describe(peer), allowed: clients.allowed)
+            return .nothing
+        }
         // serve runs no other programs; this only keeps the descriptor out of any that might.
         _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
         return .connection(connection)
+    }
+
+    private static func describe(_ peer: sockaddr_in) -> String {
+        var address = peer.sin_addr
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
+        return String(cString: text)
     }
 
     /// A kept connection waits for nginx's next request on it.

@@ -8,7 +8,10 @@ import PushCore
 /// loopback; this holds behind any proxy set-up and from loopback too.
 ///
 /// At most `Limits.perHour` in any hour: a charge is kept an hour, and a caller holding that
-/// many is refused until its oldest is an hour old. Counted in this process's memory: a node
+/// many is refused until its oldest is an hour old. An IPv6 caller is counted in its /56 and
+/// its /48 too, each with a larger ceiling of its own, since one subscriber or tunnel broker
+/// hands out 256 to 65,536 /64s: a /48 creates at most `perHourPer48` an hour, whichever of
+/// its /64s ask. Counted in this process's memory: a node
 /// of several counts only what it answered (two nodes behind one nginx let an address create
 /// up to twice the quota), and a restart forgets the counts.
 ///
@@ -18,15 +21,29 @@ public final class NewDeviceQuota: @unchecked Sendable {
     // @unchecked: every mutable field is touched only under `lock`.
 
     public struct Limits: Sendable, Equatable {
-        /// New devices or clients an address may create in an hour; nil: no quota.
+        /// New devices or clients an address (IPv4) or an IPv6 /64 may create in an hour; nil:
+        /// no quota at all.
         public var perHour: Int?
+        /// New devices all the /64s of one IPv6 /56, and of one /48, may create in an hour
+        /// together; nil: that prefix is not counted. Never below the narrower prefix's
+        /// ceiling: a /56 of one /64's worth would be a /64 quota under another name.
+        public var perHourPer56: Int?
+        public var perHourPer48: Int?
         public var windowSeconds: Double
-        /// Addresses remembered at most; when full, those whose charges all expired go, then
-        /// (from more addresses than this within an hour) all of them.
+        /// Keys remembered at most, in each of the three tables; when full, the key whose
+        /// latest charge is oldest goes (the expired before any live one).
         public var capacity: Int
 
-        public init(perHour: Int? = NewDeviceQuota.defaultPerHour, windowSeconds: Double = 3600, capacity: Int = 100_000) {
-            self.perHour = perHour.map { max(1, $0) }
+        public init(
+            perHour: Int? = NewDeviceQuota.defaultPerHour, perHourPer56: Int? = NewDeviceQuota.defaultPerHourPer56,
+            perHourPer48: Int? = NewDeviceQuota.defaultPerHourPer48, windowSeconds: Double = 3600,
+            capacity: Int = 100_000
+        ) {
+            let perHour = perHour.map { max(1, $0) }
+            let perHourPer56 = perHourPer56.map { max(perHour ?? 1, $0) }
+            self.perHour = perHour
+            self.perHourPer56 = perHourPer56
+            self.perHourPer48 = perHourPer48.map { max(perHourPer56 ?? perHour ?? 1, $0) }
             self.windowSeconds = max(1, windowSeconds)
             self.capacity = max(1, capacity)
         }
@@ -35,8 +52,14 @@ public final class NewDeviceQuota: @unchecked Sendable {
     /// `PUSHGATE_NEW_DEVICES_PER_HOUR`'s default: a household or an office creates a few
     /// devices an hour; a script creating thousands gets 429 after these.
     public static let defaultPerHour = 60
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR_PER_56`'s default: a /56 is one home or small office
+    /// (ISPs' usual delegation), a few networks' worth of phones.
+    public static let defaultPerHourPer56 = 120
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR_PER_48`'s default: a /48 is one site or one tunnel
+    /// broker's free allocation; 65,536 /64s must not mean 65,536 quotas.
+    public static let defaultPerHourPer48 = 240
 
-    /// One new device's place in its address's count, taken before the store is written.
+    /// One new device's place in its address's counts, taken before the store is written.
     public struct Charge: Sendable, Equatable {
         let address: ClientAddressKey
         let at: Double
@@ -51,40 +74,39 @@ public final class NewDeviceQuota: @unchecked Sendable {
     public let limits: Limits
     private let now: @Sendable () -> Double
     private let lock = NSLock()
-    /// Per address, the times of its charges within the window, oldest first.
-    private var charges: [ClientAddressKey: [Double]] = [:]
-    private var nextSweep: Double?
+    /// Charges within the window per address (IPv6: per /64), per IPv6 /56 and per /48.
+    private var byAddress: WindowCounts<ClientAddressKey>
+    private var by56: WindowCounts<UInt64>
+    private var by48: WindowCounts<UInt64>
     private var refusals = 0
 
     /// - Parameter now: seconds on a monotonic clock; injected so that tests step time.
     public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds) {
         self.limits = limits
         self.now = now
+        byAddress = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
+        by56 = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
+        by48 = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
     }
 
     /// No quota at all (`perHour` nil): every request may create.
     public static var unlimited: NewDeviceQuota { NewDeviceQuota(limits: Limits(perHour: nil)) }
 
-    /// Takes one new device from the address's quota, or refuses.
+    /// Takes one new device from the address's quota (and its /56's and /48's), or refuses.
     public func charge(address: String) -> Decision {
         let key = ClientAddressKey(address)
         let time = now()
-        guard let perHour = limits.perHour else { return .allowed(Charge(address: key, at: time)) }
+        guard limits.perHour != nil else { return .allowed(Charge(address: key, at: time)) }
         lock.lock()
         defer { lock.unlock() }
-        sweepIfDue(at: time)
-        // Taken out of the table and put back, so that the array is changed in place.
-        var times = charges.removeValue(forKey: key) ?? []
-        dropExpired(&times, at: time)
-        if times.count >= perHour {
-            charges[key] = times
+        forgetExpired(at: time)
+        if let until = fullUntil(key, at: time) {
             refusals += 1
-            let wait = times[times.count - perHour] + limits.windowSeconds - time
-            return .refused(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+            return .refused(retryAfterSeconds: max(1, Int((until - time).rounded(.up))))
         }
-        if times.isEmpty, charges.count >= limits.capacity { makeRoom(at: time) }
-        times.append(time)
-        charges[key] = times
+        byAddress.record(key, at: time)
+        if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
+        if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
         return .allowed(Charge(address: key, at: time))
     }
 
@@ -111,14 +133,12 @@ public final class NewDeviceQuota: @unchecked Sendable {
     /// Whether the address has none left, counting nothing: for a caller that would look in
     /// the store first (whether its request creates at all) only when it matters.
     public func isSpent(address: String) -> Bool {
-        guard let perHour = limits.perHour else { return false }
+        guard limits.perHour != nil else { return false }
         let key = ClientAddressKey(address)
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        guard let times = charges[key], times.count >= perHour else { return false }
-        // Those within the window are the newest: count from the end.
-        return times[times.count - perHour] > time - limits.windowSeconds
+        return fullUntil(key, at: time) != nil
     }
 
     /// The request created nothing after all: its charge is taken back.
@@ -126,9 +146,9 @@ public final class NewDeviceQuota: @unchecked Sendable {
         guard limits.perHour != nil else { return }
         lock.lock()
         defer { lock.unlock() }
-        guard var times = charges.removeValue(forKey: charge.address) else { return }
-        if let index = times.lastIndex(of: charge.at) { times.remove(at: index) }
-        if !times.isEmpty { charges[charge.address] = times }
+        byAddress.remove(charge.at, of: charge.address)
+        if let network = charge.address.ipv6Prefix(bits: 56) { by56.remove(charge.at, of: network) }
+        if let network = charge.address.ipv6Prefix(bits: 48) { by48.remove(charge.at, of: network) }
     }
 
     /// Requests refused since the process started, for `/metrics`.
@@ -138,31 +158,42 @@ public final class NewDeviceQuota: @unchecked Sendable {
         return refusals
     }
 
-    /// Addresses with a live charge now: for tests and for watching its memory.
+    /// Addresses (IPv6: /64s) with a live charge now: for tests and for watching its memory.
     public var rememberedAddresses: Int {
         lock.lock()
         defer { lock.unlock() }
-        return charges.count
+        return byAddress.count
     }
 
-    /// Drops the times an hour old or older (the oldest, at the front).
-    private func dropExpired(_ times: inout [Double], at time: Double) {
-        let start = time - limits.windowSeconds
-        let expired = times.prefix { $0 <= start }.count
-        if expired > 0 { times.removeFirst(expired) }
+    /// IPv6 /56s and /48s with a live charge now.
+    public var rememberedNetworks: (per56: Int, per48: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (by56.count, by48.count)
     }
 
-    /// Under the lock, once a window: every address whose charges all expired goes.
-    private func sweepIfDue(at time: Double) {
-        if let nextSweep, time < nextSweep { return }
-        nextSweep = time + limits.windowSeconds / 4
-        let start = time - limits.windowSeconds
-        charges = charges.filter { $0.value.last.map { $0 > start } ?? false }
+    /// Under the lock: when the first of the key's full counts has room again, nil when all
+    /// have room. An IPv4 caller has one count; an IPv6 caller three (/64, /56, /48).
+    private func fullUntil(_ key: ClientAddressKey, at time: Double) -> Double? {
+        guard let perHour = limits.perHour else { return nil }
+        var until = byAddress.fullUntil(key, limit: perHour, at: time)
+        if let limit = limits.perHourPer56, let network = key.ipv6Prefix(bits: 56),
+            let full = by56.fullUntil(network, limit: limit, at: time)
+        {
+            until = max(until ?? full, full)
+        }
+        if let limit = limits.perHourPer48, let network = key.ipv6Prefix(bits: 48),
+            let full = by48.fullUntil(network, limit: limit, at: time)
+        {
+            until = max(until ?? full, full)
+        }
+        return until
     }
 
-    private func makeRoom(at time: Double) {
-        let start = time - limits.windowSeconds
-        charges = charges.filter { $0.value.last.map { $0 > start } ?? false }
-        if charges.count >= limits.capacity { charges.removeAll() }
+    /// Under the lock: what expired goes, at the cost of what expired.
+    private func forgetExpired(at time: Double) {
+        byAddress.forgetExpired(at: time)
+        by56.forgetExpired(at: time)
+        by48.forgetExpired(at: time)
     }
 }

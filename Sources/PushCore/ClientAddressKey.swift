@@ -12,12 +12,18 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
     /// `maximumOtherLength` characters lowercased.
     public let text: String
 
+    /// An IPv6 caller's first 64 bits (its /64 as a number), from which the wider prefixes it
+    /// belongs to (/56, /48) are masked without another string; nil for IPv4 and what is no
+    /// address.
+    public let ipv6Network: UInt64?
+
     /// What is no IP address (a FastCGI client of its own making can send anything) is kept to
     /// this many characters, so that no key is larger than an address's.
     public static let maximumOtherLength = 64
 
     public init(_ address: String) {
         let trimmed = address.trimmingASCIIWhitespace().lowercased()
+        var network: UInt64? = nil
         if Self.ipv4(trimmed) != nil {
             text = trimmed
         } else if trimmed.contains(":"), let bytes = Self.ipv6(trimmed) {
@@ -26,13 +32,24 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
             } else {
                 let groups = (0..<4).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
                 text = groups.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+                network = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
             }
         } else {
             text = String(trimmed.prefix(Self.maximumOtherLength))
         }
+        ipv6Network = network
     }
 
     public var description: String { text }
+
+    /// The IPv6 caller's /56 or /48 (`bits` of 1...64) as a number, nil for IPv4.
+    public func ipv6Prefix(bits: Int) -> UInt64? {
+        ipv6Network.map { $0 & ~(UInt64.max >> UInt64(bits)) }
+    }
+
+    // `ipv6Network` follows from `text`: equal texts are one key.
+    public static func == (left: Self, right: Self) -> Bool { left.text == right.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
     /// The four bytes of a dotted-quad IPv4 address (decimal, no leading zeros beyond `0`),
     /// nil when it is not one.

@@ -36,6 +36,33 @@ struct FastCGIRequest {
             }
         }
         guard connected == 0 else { throw Failure(description: "connect \(path): \(String(cString: strerror(errno)))") }
+        return try exchange(on: descriptor)
+    }
+
+    /// The request over TCP to `host:port`, from the local address `source` (a 127.0.0.x:
+    /// another host, as far as the listener can tell).
+    func send(toHost host: String, port: Int, from source: String) throws -> Reply {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        func address(_ text: String, port: Int) throws -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            guard inet_pton(AF_INET, text, &address.sin_addr) == 1 else { throw Failure(description: "not IPv4: \(text)") }
+            return address
+        }
+        var local = try address(source, port: 0)
+        var remote = try address(host, port: port)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        guard withUnsafePointer(to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }) == 0
+        else { throw Failure(description: "bind \(source): \(String(cString: strerror(errno)))") }
+        guard withUnsafePointer(to: &remote, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) } }) == 0
+        else { throw Failure(description: "connect \(host):\(port): \(String(cString: strerror(errno)))") }
+        return try exchange(on: descriptor)
+    }
+
+    private func exchange(on descriptor: Int32) throws -> Reply {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
@@ -49,8 +76,8 @@ struct FastCGIRequest {
         out += Self.record(type: 4, content: encoded)
         out += Self.record(type: 4, content: [])
         out += Self.record(type: 5, content: [])
-        guard out.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }) == out.count else {
-            throw Failure(description: "send failed")
+        guard out.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == out.count else {
+            throw Failure(description: "send failed: \(String(cString: strerror(errno)))")
         }
         var stdout: [UInt8] = []
         while true {

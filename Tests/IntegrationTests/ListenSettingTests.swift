@@ -2,6 +2,10 @@ import Foundation
 import PushTesting
 import XCTest
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `PUSHGATE_LISTEN` as every command reads it: an IPv4 address and a port, or a clear refusal
 /// before anything starts.
 final class ListenSettingTests: XCTestCase {
@@ -30,9 +34,83 @@ final class ListenSettingTests: XCTestCase {
 
         let network = try PushgateInstance(environment: ["PUSHGATE_LISTEN": "0.0.0.0:9000"])
         let exposed = try network.cli(["doctor", "--nginx-user", "nobody"])
-        let line = exposed.stdout.split(separator: "\n").first { $0.contains("FastCGI listens on TCP 0.0.0.0:9000") }
+        let line = exposed.stdout.split(separator: "\n").first { $0.contains("PUSHGATE_LISTEN=0.0.0.0:9000") }
         XCTAssertNotNil(line, exposed.stdout)
-        XCTAssertTrue(line?.contains("WARN") ?? false, exposed.stdout)
-        XCTAssertTrue(line?.contains("allow only your nginx hosts") ?? false, exposed.stdout)
+        XCTAssertTrue(line?.contains("FAIL") ?? false, exposed.stdout)
+        XCTAssertTrue(line?.contains("set PUSHGATE_FASTCGI_CLIENTS") ?? false, exposed.stdout)
+
+        let listed = try PushgateInstance(
+            environment: ["PUSHGATE_LISTEN": "0.0.0.0:9000", "PUSHGATE_FASTCGI_CLIENTS": "10.0.0.2, 10.0.1.0/24"])
+        let named = try listed.cli(["doctor", "--nginx-user", "nobody"])
+        let namedLine = named.stdout.split(separator: "\n").first { $0.contains("FastCGI listens on TCP 0.0.0.0:9000") }
+        XCTAssertTrue(namedLine?.contains("ok") ?? false, named.stdout)
+        XCTAssertTrue(namedLine?.contains("from 10.0.0.2, 10.0.1.0/24 only") ?? false, named.stdout)
+
+        let anyone = try PushgateInstance(
+            environment: ["PUSHGATE_LISTEN": "0.0.0.0:9000", "PUSHGATE_FASTCGI_CLIENTS": "0.0.0.0/0"])
+        let open = try anyone.cli(["doctor", "--nginx-user", "nobody"])
+        let openLine = open.stdout.split(separator: "\n").first { $0.contains("PUSHGATE_FASTCGI_CLIENTS=0.0.0.0/0") }
+        XCTAssertTrue(openLine?.contains("WARN") ?? false, open.stdout)
+    }
+
+    /// Beyond loopback, serve does not start without the list of nginx hosts: whoever reached
+    /// the port could otherwise set REMOTE_ADDR to 127.0.0.1.
+    func testServeRefusesToListenBeyondLoopbackWithoutTheClientList() throws {
+        let instance = try PushgateInstance(environment: ["PUSHGATE_LISTEN": "0.0.0.0:\(try freeLoopbackPort())"])
+        let serve = try instance.cli(["serve"])
+        XCTAssertEqual(serve.status, 1, serve.stderr)
+        XCTAssertTrue(serve.stderr.contains("set PUSHGATE_FASTCGI_CLIENTS"), serve.stderr)
+        let bad = try PushgateInstance(
+            environment: ["PUSHGATE_LISTEN": "127.0.0.1:9000", "PUSHGATE_FASTCGI_CLIENTS": "nginx.example"], migrated: false)
+        let refused = try bad.cli(["serve"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("PUSHGATE_FASTCGI_CLIENTS"), refused.stderr)
+    }
+
+    /// serve on TCP answers only the listed nginx hosts: a connection from another address
+    /// (a 127.0.0.x not listed, claiming REMOTE_ADDR 127.0.0.1) is closed before its request is
+    /// read, and the refusals are logged at a bounded rate.
+    func testAConnectionFromAHostNotListedIsClosedUnread() throws {
+        let port = try freeLoopbackPort()
+        let instance = try PushgateInstance(
+            environment: ["PUSHGATE_LISTEN": "127.0.0.1:\(port)", "PUSHGATE_FASTCGI_CLIENTS": "127.0.0.2"])
+        let log = instance.directory.appendingPathComponent("serve-tcp.log")
+        let serve = try PushgateInstance.launch(
+            PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        func status(from source: String) throws -> Int {
+            try FastCGIRequest(params: [
+                ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "127.0.0.1"),
+            ]).send(toHost: "127.0.0.1", port: port, from: source).status
+        }
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while (try? status(from: "127.0.0.2")) != 200 {
+            guard Date() < deadline, serve.isRunning else {
+                return XCTFail("serve never answered 127.0.0.2: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            }
+            usleep(50_000)
+        }
+        for source in ["127.0.0.3", "127.0.0.1", "127.0.0.3", "127.0.0.4"] {
+            XCTAssertThrowsError(try status(from: source), "\(source) is not listed") { error in
+                XCTAssertTrue("\(error)".contains("closed the connection"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try status(from: "127.0.0.2"), 200, "the listed host is still answered")
+        // A request's line is written after its answer is sent: wait for the second.
+        func answered(_ text: String) -> Int { text.components(separatedBy: "GET /status 200").count - 1 }
+        var text = ""
+        let written = Date(timeIntervalSinceNow: 20)
+        repeat {
+            text = try String(contentsOf: log, encoding: .utf8)
+            if answered(text) >= 2 { break }
+            usleep(20_000)
+        } while Date() < written
+        let refusals = text.split(separator: "\n").filter { $0.contains("closed unread: not in PUSHGATE_FASTCGI_CLIENTS") }
+        XCTAssertEqual(refusals.count, 1, "one line for four refusals within the minute:\n\(text)")
+        XCTAssertTrue(refusals.first?.contains("FastCGI connection from 127.0.0.3") ?? false, text)
+        XCTAssertEqual(answered(text), 2, "only the listed host's requests were read:\n\(text)")
     }
 }

@@ -80,6 +80,36 @@ final class LoginThrottleIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         assertCospace(try pushgate.client.get("/api/push", headers: basic("alice", "guess")), 429, "too-many-requests")
     }
 
+    /// An attacker guessing alice's password sprays other user names from many addresses,
+    /// straight at serve's socket (nginx's rate limit would slow it, not stop it), to fill the
+    /// throttle's tables: alice's failures survive, and her next guess through nginx, from an
+    /// address with no failures of its own, is still refused without a hash.
+    func testASprayOfOtherNamesDoesNotWipeAUsersFailures() throws {
+        try start(["PUSHGATE_LOGIN_FAILURES_PER_MINUTE": "3", "PUSHGATE_LOGIN_THROTTLE_CAPACITY": "20"])
+        for _ in 1...3 {
+            assertCospace(try pushgate.client.get("/api/push", headers: basic("alice", "guess")), 401, "unauthorized")
+        }
+        let fresh = pushgate.client(from: "127.0.0.5")
+        assertCospace(try fresh.get("/api/push", headers: basic("alice", "guess")), 429, "too-many-requests")
+
+        var statuses: [Int: Int] = [:]
+        for n in 0..<100 {
+            let reply = try FastCGIRequest(params: [
+                ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/api/push"),
+                ("REMOTE_ADDR", "2001:db8:\(n)::1"),
+                ("HTTP_AUTHORIZATION", basic("spray-\(n)", "x")["Authorization"]!),
+            ]).send(toSocket: pushgate.socket)
+            statuses[reply.status, default: 0] += 1
+        }
+        XCTAssertEqual(Set(statuses.keys).subtracting([401, 429]), [], "\(statuses)")
+        XCTAssertGreaterThan(statuses[429] ?? 0, 0, "the names table filled: \(statuses)")
+        let checks = try passwordChecks()
+
+        let again = pushgate.client(from: "127.0.0.6")
+        assertCospace(try again.get("/api/push", headers: basic("alice", "guess")), 429, "too-many-requests")
+        XCTAssertEqual(try passwordChecks(), checks, "alice's guess ran no hash")
+    }
+
     /// Logins in flight, posted in the background, and their answers as they come.
     private final class Logins: @unchecked Sendable {
         // @unchecked: `answers` is touched under `condition`.

@@ -180,6 +180,53 @@ final class NewDeviceQuotaIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
         _ = retryAfter(refused)
     }
 
+    /// A report of device `n` written straight to serve's socket as nginx would pass it, from
+    /// `address`: an attacker's FastCGI, with whatever REMOTE_ADDR nginx would have set.
+    func reportToSocket(_ n: Int, from address: String) throws -> FastCGIRequest.Reply {
+        try FastCGIRequest(params: [
+            ("REQUEST_METHOD", "GET"),
+            ("REQUEST_URI", "/token/?selector=\(Self.selector(n))&token_msgs=\(Self.fcmToken(n))&appid_msgs=\(Self.fcmApp)"),
+            ("REMOTE_ADDR", address),
+        ]).send(toSocket: pushgate.socket)
+    }
+
+    /// A tunnel broker's free /48 is 65,536 /64s: one new device from each of 255 of them (one
+    /// in each /56) creates no more than the /48's ceiling; past it the Token Reporter answers
+    /// 429 with Retry-After and stores nothing, while another /48 is still admitted.
+    func testTheSlash64sOfOneSlash48CreateNoMoreThanItsCeiling() throws {
+        try start(
+            perHour: 2, ["PUSHGATE_NEW_DEVICES_PER_HOUR_PER_56": "4", "PUSHGATE_NEW_DEVICES_PER_HOUR_PER_48": "6"])
+        var statuses: [Int: Int] = [:]
+        var refused: FastCGIRequest.Reply?
+        for n in 0..<255 {
+            let reply = try reportToSocket(n, from: String(format: "2001:db8:4800:%x::1", n << 8))
+            statuses[reply.status, default: 0] += 1
+            if reply.status == 429 { refused = refused ?? reply }
+        }
+        XCTAssertEqual(statuses, [200: 6, 429: 249], "the /48's ceiling, whichever /64 asks")
+        XCTAssertEqual(try pushgate.storedDevices().count, 6, "a refused report stores nothing")
+        let reply = try XCTUnwrap(refused)
+        XCTAssertTrue(reply.body.contains("too many new devices"), reply.body)
+        let seconds = try XCTUnwrap(reply.headers["retry-after"].flatMap { Int($0) }, "\(reply.headers)")
+        XCTAssertTrue((1...3600).contains(seconds), "\(seconds)")
+
+        let other = try reportToSocket(1_000, from: "2001:db8:4801:1::1")
+        XCTAssertEqual(other.status, 200, "another /48 has its own: \(other.body)")
+        XCTAssertEqual(try pushgate.storedDevices().count, 7)
+    }
+
+    /// The /64s of one /56 (a subscriber's usual delegation) share the /56's ceiling; another
+    /// /56 of the same /48 is not held back.
+    func testTheSlash64sOfOneSlash56CreateNoMoreThanItsCeiling() throws {
+        try start(
+            perHour: 2, ["PUSHGATE_NEW_DEVICES_PER_HOUR_PER_56": "4", "PUSHGATE_NEW_DEVICES_PER_HOUR_PER_48": "100"])
+        var statuses: [Int] = []
+        for n in 0..<8 { statuses.append(try reportToSocket(n, from: "2001:db8:5600:1\(n)::7").status) }
+        XCTAssertEqual(statuses, [200, 200, 200, 200, 429, 429, 429, 429])
+        XCTAssertEqual(try pushgate.storedDevices().count, 4)
+        XCTAssertEqual(try reportToSocket(100, from: "2001:db8:5600:200::7").status, 200, "another /56")
+    }
+
     /// A dual-stack listener (`listen [::]:PORT ipv6only=off`) passes every IPv4 caller as
     /// `::ffff:a.b.c.d`: each still has a quota and a login count of its own, and nginx's rate
     /// limit keys each apart too, instead of one /64 of zeros that every IPv4 caller shares.

@@ -158,4 +158,51 @@ final class LoginThrottleTests: XCTestCase {
         XCTAssertTrue(throttle.refuses(address: "192.0.2.2", user: prefix + "a"))
         XCTAssertFalse(throttle.refuses(address: "192.0.2.2", user: prefix + "b"))
     }
+
+    /// An attacker guessing alice's password sprays other names from other addresses to fill
+    /// the tables: alice's failures survive it, whatever the spray's size. While every name
+    /// held is live a new name is refused, not a held one forgotten; once the spray's failures
+    /// expire, new names get in again, while alice's stay counted.
+    func testASprayOfNamesNeverWipesAUsersFailures() {
+        let throttle = LoginThrottle(
+            limits: .init(failuresPerWindow: 3, windowSeconds: 60, capacity: 10), now: clock.now)
+        for n in 1...3 { XCTAssertNotNil(allowed(throttle.begin(address: "192.0.2.\(n)", user: "alice"))) }
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.99", user: "alice"))
+        clock.advance(1)
+        var refusedNames = 0
+        for n in 0..<1_000 {
+            if allowed(throttle.begin(address: "10.0.\(n / 250).\(n % 250)", user: "spray-\(n)")) == nil {
+                refusedNames += 1
+            }
+            XCTAssertLessThanOrEqual(throttle.remembered.users, 10)
+            XCTAssertLessThanOrEqual(throttle.remembered.addresses, 10)
+        }
+        XCTAssertEqual(refusedNames, 1_000 - 9, "the names table was full of live names: nine fitted")
+        XCTAssertEqual(
+            throttle.begin(address: "198.51.100.1", user: "alice"), .refused(retryAfterSeconds: 59),
+            "alice's count survived the spray")
+        XCTAssertEqual(throttle.begin(address: "198.51.100.2", user: "bob"), .refused(retryAfterSeconds: 59))
+
+        // A second before the window of alice's failures ends, they still count; then every
+        // failure held is over, and new names get in again.
+        clock.advance(58)
+        XCTAssertTrue(throttle.refuses(address: "198.51.100.3", user: "alice"))
+        clock.advance(2)
+        XCTAssertNotNil(allowed(throttle.begin(address: "198.51.100.4", user: "dave")))
+        XCTAssertEqual(throttle.remembered.users, 1)
+    }
+
+    /// A full names table of live names still lets a user in from the address she logged in
+    /// from: only new names from unknown addresses wait.
+    func testAKnownAddressLogsInWhileTheNamesTableIsFull() {
+        let throttle = LoginThrottle(
+            limits: .init(failuresPerWindow: 3, windowSeconds: 60, capacity: 4), now: clock.now)
+        throttle.succeeded(allowed(throttle.begin(address: "192.0.2.1", user: "carol"))!)
+        for n in 0..<4 { _ = throttle.begin(address: "10.0.0.\(n)", user: "spray-\(n)") }
+        XCTAssertTrue(throttle.refuses(address: "192.0.2.2", user: "carol"), "an unknown address waits")
+        let attempt = allowed(throttle.begin(address: "192.0.2.1", user: "carol"))
+        XCTAssertNotNil(attempt, "her own address does not")
+        throttle.cancelled(attempt!)
+        XCTAssertEqual(throttle.remembered.users, 4, "the spray's names were kept")
+    }
 }

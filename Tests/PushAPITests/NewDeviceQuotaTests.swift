@@ -79,4 +79,45 @@ final class NewDeviceQuotaTests: XCTestCase {
             XCTAssertLessThanOrEqual(quota.rememberedAddresses, 50)
         }
     }
+
+    /// The /64s of one /48 share the /48's ceiling, and those of one /56 the /56's: another
+    /// /48 is not held back, and an IPv4 caller is counted by its address alone.
+    func testTheSlash64sOfOnePrefixShareItsCeilings() {
+        let quota = NewDeviceQuota(
+            limits: .init(perHour: 2, perHourPer56: 3, perHourPer48: 5), now: clock.now)
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:100::1")))
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:101::1")))
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:102::1")))
+        XCTAssertEqual(quota.charge(address: "2001:db8:1:1ff::1"), .refused(retryAfterSeconds: 3_600), "the /56 is spent")
+        XCTAssertTrue(quota.isSpent(address: "2001:db8:1:1ab::9"))
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:200::1")), "another /56 of the /48")
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:300::1")))
+        XCTAssertEqual(quota.charge(address: "2001:db8:1:ff00::1"), .refused(retryAfterSeconds: 3_600), "the /48 is spent")
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:2:100::1")), "another /48")
+        XCTAssertEqual(quota.rememberedNetworks.per48, 2)
+        for n in 0..<10 { XCTAssertNotNil(charged(quota.charge(address: "192.0.2.\(n)"))) }
+        XCTAssertEqual(quota.rememberedNetworks.per48, 2, "IPv4 callers have no prefix")
+        clock.advance(3_600)
+        XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:1ff::1")), "an hour later")
+    }
+
+    /// A charge given back leaves the /56's and the /48's counts too.
+    func testAChargeGivenBackLeavesEveryPrefix() {
+        let quota = NewDeviceQuota(limits: .init(perHour: 5, perHourPer56: 5, perHourPer48: 5), now: clock.now)
+        for n in 0..<5 {
+            let charge = charged(quota.charge(address: "2001:db8:1:\(n)::1"))!
+            quota.giveBack(charge)
+        }
+        XCTAssertFalse(quota.isSpent(address: "2001:db8:1:9::1"))
+    }
+
+    /// A ceiling below the narrower one is raised to it, and 0 in the setting (nil) counts
+    /// no prefix.
+    func testAPrefixCeilingIsNeverBelowTheNarrowerOne() {
+        let limits = NewDeviceQuota.Limits(perHour: 100, perHourPer56: 10, perHourPer48: 50)
+        XCTAssertEqual(limits.perHourPer56, 100)
+        XCTAssertEqual(limits.perHourPer48, 100)
+        let quota = NewDeviceQuota(limits: .init(perHour: 1, perHourPer56: nil, perHourPer48: nil), now: clock.now)
+        for n in 0..<300 { XCTAssertNotNil(charged(quota.charge(address: "2001:db8:1:\(n)::1"))) }
+    }
 }

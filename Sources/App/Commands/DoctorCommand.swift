@@ -91,13 +91,23 @@ struct DoctorCommand: ParsableCommand {
         if let address = configuration.listen {
             // Over TCP there is no socket file for nginx's user to reach, and the upstream
             // lines of nginx's site include are the operator's (one per node), not the template's.
-            found.append(
-                address.isLoopback
-                    ? .ok("socket", "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), this host only")
-                    : .warning(
+            let clients = configuration.fastCGIClients ?? .loopback
+            if let refusal = configuration.listenRefusal {
+                found.append(.problem("socket", "serve will not start: " + refusal))
+            } else if clients.allows(0), clients.allows(0xFFFF_FFFF) {
+                found.append(
+                    .warning(
                         "socket",
-                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), reachable from the network: "
-                            + "FastCGI has no authentication, allow only your nginx hosts to it"))
+                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN) and PUSHGATE_FASTCGI_CLIENTS=\(clients) lets any host "
+                            + "connect and set REMOTE_ADDR: list only your nginx hosts"))
+            } else {
+                let reach = address.isLoopback ? "this host only" : "reachable from the network"
+                found.append(
+                    .ok(
+                        "socket",
+                        "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), \(reach); it answers connections from \(clients) "
+                            + "only (PUSHGATE_FASTCGI_CLIENTS)"))
+            }
         } else {
             let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
             found.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))

@@ -90,9 +90,14 @@ struct BackgroundServices {
                 passwordChecks.increment()
                 return PasswordHash.verify(password: password, against: storedHash)
             }),
-            loginThrottle: LoginThrottle(limits: .init(failuresPerWindow: configuration.loginFailuresPerMinute)),
+            loginThrottle: LoginThrottle(
+                limits: .init(
+                    failuresPerWindow: configuration.loginFailuresPerMinute, capacity: configuration.loginThrottleCapacity)),
             newDeviceQuota: NewDeviceQuota(
-                limits: .init(perHour: configuration.newDevicesPerHour == 0 ? nil : configuration.newDevicesPerHour)),
+                limits: .init(
+                    perHour: configuration.newDevicesPerHour == 0 ? nil : configuration.newDevicesPerHour,
+                    perHourPer56: configuration.newDevicesPerHourPer56 == 0 ? nil : configuration.newDevicesPerHourPer56,
+                    perHourPer48: configuration.newDevicesPerHourPer48 == 0 ? nil : configuration.newDevicesPerHourPer48)),
             deviceCeiling: AppDeviceCeiling(
                 maximum: configuration.maxDevicesPerApp == 0 ? nil : configuration.maxDevicesPerApp,
                 counts: { [store = database.store] in

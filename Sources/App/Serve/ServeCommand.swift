@@ -29,6 +29,7 @@ struct ServeCommand: ParsableCommand {
         let runtime = try Runtime(global)
         let configuration = runtime.configuration
         let logger = runtime.logger
+        if let refusal = configuration.listenRefusal { throw CommandFailure(refusal) }
         try ServeStartup(runtime: runtime).prepare()
         let server = FastCGIServer(configuration: try ServeStartup.fastCGIConfiguration(configuration))
         ServeStartup.announce(server.configuration, runtime: runtime)

@@ -59,7 +59,8 @@ struct ServeStartup {
                     queueLimit: passwordLaneQueue, queueWaitSeconds: passwordLaneWaitSeconds,
                     drainTimeoutSeconds: passwordLaneWaitSeconds + 60),
             ],
-            tcpAddress: configuration.listen, runningThreadLimit: runningThreadLimit(configuration))
+            tcpAddress: configuration.listen, tcpClients: configuration.fastCGIClients ?? .loopback,
+            runningThreadLimit: runningThreadLimit(configuration))
     }
 
     /// How many responder threads run at once (see `RunningLimit`). On SQLite twice the cores
@@ -72,10 +73,10 @@ struct ServeStartup {
 
     static func announce(_ listening: FastCGIConfiguration, runtime: Runtime) {
         let configuration = runtime.configuration
-        if let address = configuration.listen, !address.isLoopback {
-            // FastCGI has no authentication: whoever reaches this port is trusted as nginx.
-            runtime.logger.warning(
-                "FastCGI listens on \(address), reachable from the network: allow only your nginx hosts to it (firewall)"
+        if let address = configuration.listen {
+            // FastCGI has no authentication: only these hosts' connections are read.
+            runtime.logger.info(
+                "FastCGI listens on \(address), answering connections from \(listening.tcpClients) only (PUSHGATE_FASTCGI_CLIENTS)"
             )
         }
         runtime.logger.info(

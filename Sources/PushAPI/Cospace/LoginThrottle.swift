@@ -14,7 +14,11 @@ import PushCore
 ///
 /// Its own memory is bounded too: a user name is kept as a 16-byte digest however long the
 /// name (nginx lets ~6 KB through), every entry goes once its window (or a known address's
-/// lifetime) is over, swept once a window, and no table holds more than `Limits.capacity`.
+/// lifetime) is over, and no table holds more than `Limits.capacity`. A full table never
+/// forgets a user name's live failures, or a spray of other names would wipe the count of the
+/// name being guessed: the address that failed longest ago and the oldest known address go
+/// (in age order, O(1) each), but while every name held failed within the window a failure
+/// under a new name is refused instead (429), except from an address the name logged in from.
 public final class LoginThrottle: @unchecked Sendable {
     // @unchecked: every mutable field is touched only under `lock`.
 
@@ -24,14 +28,14 @@ public final class LoginThrottle: @unchecked Sendable {
         public var windowSeconds: Double
         /// How long a success exempts its address from its user name's count.
         public var knownAddressLifetimeSeconds: Double
-        /// Addresses, user names and known pairs remembered at most (each); when full, the
-        /// expired go, then (under a spray of distinct names from more addresses than this)
-        /// all of them. Expired entries also go once a window, full or not.
+        /// Addresses, user names and known pairs remembered at most (each). When full, the
+        /// address quiet longest goes, and the known pair oldest; the names table drops only
+        /// expired names and, while all it holds are live, refuses new ones.
         public var capacity: Int
 
         public init(
             failuresPerWindow: Int = 10, windowSeconds: Double = 60, knownAddressLifetimeSeconds: Double = 7 * 86_400,
-            capacity: Int = 100_000
+            capacity: Int = LoginThrottle.defaultCapacity
         ) {
             self.failuresPerWindow = max(1, failuresPerWindow)
             self.windowSeconds = max(1, windowSeconds)
@@ -40,8 +44,21 @@ public final class LoginThrottle: @unchecked Sendable {
         }
     }
 
+    /// `PUSHGATE_LOGIN_THROTTLE_CAPACITY`'s default: a few MB, and ten times the names a
+    /// minute's failures from 10,000 /64s at the default limit could fill.
+    public static let defaultCapacity = 100_000
+
     /// A login let through: hand it back to `succeeded` when the password was right.
     public struct Attempt: Sendable, Equatable {
+        let address: ClientAddressKey
+        let user: UserNameKey
+        /// Whether the user name's count holds this attempt (not so for a known address's
+        /// login while the names table is full of live names).
+        let countedForUser: Bool
+    }
+
+    /// A user name and an address it logged in from.
+    struct KnownPair: Hashable {
         let address: ClientAddressKey
         let user: UserNameKey
     }
@@ -80,17 +97,19 @@ public final class LoginThrottle: @unchecked Sendable {
     private let now: @Sendable () -> Double
     private let lock = NSLock()
     /// Times of counted failures (and attempts under way), oldest first, at most the limit.
-    private var byAddress: [ClientAddressKey: [Double]] = [:]
-    private var byUser: [UserNameKey: [Double]] = [:]
-    /// (user, address) pairs that logged in, and until when that exempts them.
-    private var known: [Attempt: Double] = [:]
-    /// When the tables are next swept of what expired.
-    private var nextSweep: Double?
+    private var byAddress: WindowCounts<ClientAddressKey>
+    private var byUser: WindowCounts<UserNameKey>
+    /// (user, address) pairs that logged in, at the time of their latest success: exempt
+    /// while that is within the known-address lifetime.
+    private var known: WindowCounts<KnownPair>
 
     /// - Parameter now: seconds on a monotonic clock; injected so that tests step time.
     public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds) {
         self.limits = limits
         self.now = now
+        byAddress = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
+        byUser = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
+        known = WindowCounts(windowSeconds: limits.knownAddressLifetimeSeconds, capacity: limits.capacity)
     }
 
     /// Seconds since boot, which no wall-clock change moves.
@@ -103,14 +122,14 @@ public final class LoginThrottle: @unchecked Sendable {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        sweepIfDue(at: time)
-        if let seconds = retryAfter(address: address, user: user, at: time) {
+        switch decide(address: address, user: user, at: time) {
+        case .refused(let seconds):
             return .refused(retryAfterSeconds: seconds)
+        case .counted(let countedForUser):
+            byAddress.record(address, at: time)
+            if countedForUser { byUser.record(user, at: time) }
+            return .allowed(Attempt(address: address, user: user, countedForUser: countedForUser))
         }
-        makeRoom(at: time)
-        byAddress[address, default: []].append(time)
-        byUser[user, default: []].append(time)
-        return .allowed(Attempt(address: address, user: user))
     }
 
     /// Would `begin` refuse now? Counts nothing: for deciding, from the request head alone,
@@ -121,7 +140,8 @@ public final class LoginThrottle: @unchecked Sendable {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        return retryAfter(address: address, user: user, at: time) != nil
+        if case .refused = decide(address: address, user: user, at: time) { return true }
+        return false
     }
 
     /// The password was right: the attempt is no failure of its address, the user name's
@@ -130,20 +150,22 @@ public final class LoginThrottle: @unchecked Sendable {
         let time = now()
         lock.lock()
         defer { lock.unlock() }
-        Self.dropLatest(&byAddress, attempt.address)
-        byUser[attempt.user] = nil
-        known[attempt] = time + limits.knownAddressLifetimeSeconds
+        byAddress.removeLatest(of: attempt.address)
+        byUser.remove(attempt.user)
+        let pair = KnownPair(address: attempt.address, user: attempt.user)
+        // One time per pair: its latest success.
+        known.remove(pair)
+        known.record(pair, at: time)
     }
 
     /// The attempt was not decided (the store could not be read): it counts for nothing.
     public func cancelled(_ attempt: Attempt) {
         lock.lock()
         defer { lock.unlock() }
-        Self.dropLatest(&byAddress, attempt.address)
-        Self.dropLatest(&byUser, attempt.user)
+        byAddress.removeLatest(of: attempt.address)
+        if attempt.countedForUser { byUser.removeLatest(of: attempt.user) }
     }
 
-    /// Takes one attempt's time back from the key's count.
     /// What the throttle holds now.
     public var remembered: Remembered {
         lock.lock()
@@ -151,62 +173,33 @@ public final class LoginThrottle: @unchecked Sendable {
         return Remembered(addresses: byAddress.count, users: byUser.count, knownAddresses: known.count)
     }
 
-    private static func dropLatest<Key: Hashable>(_ table: inout [Key: [Double]], _ key: Key) {
-        guard var times = table[key], !times.isEmpty else { return }
-        times.removeLast()
-        table[key] = times.isEmpty ? nil : times
+    private enum Verdict {
+        case refused(Int)
+        /// Let through; counted for the user name too unless `false`.
+        case counted(forUser: Bool)
     }
 
-    /// Under the lock: seconds until the refusing count has room, nil when both have room.
-    private func retryAfter(address: ClientAddressKey, user: UserNameKey, at time: Double) -> Int? {
+    /// Under the lock: what expired goes (from the tables' fronts, costing what expired), then
+    /// whether either count is full, then whether the names table has room for this name.
+    private func decide(address: ClientAddressKey, user: UserNameKey, at time: Double) -> Verdict {
+        byAddress.forgetExpired(at: time)
+        byUser.forgetExpired(at: time)
+        known.forgetExpired(at: time)
+        let exempt = !known.live(KnownPair(address: address, user: user), at: time).isEmpty
         var wait: Double? = nil
-        if let until = fullUntil(&byAddress, address, at: time) { wait = until - time }
-        let exempt = known[Attempt(address: address, user: user)].map { time < $0 } ?? false
-        if !exempt, let until = fullUntil(&byUser, user, at: time) { wait = max(wait ?? 0, until - time) }
-        return wait.map { max(1, Int($0.rounded(.up))) }
+        if let until = byAddress.fullUntil(address, limit: limits.failuresPerWindow, at: time) { wait = until - time }
+        if !exempt, let until = byUser.fullUntil(user, limit: limits.failuresPerWindow, at: time) {
+            wait = max(wait ?? 0, until - time)
+        }
+        if let wait { return .refused(Self.seconds(wait)) }
+        if byUser.contains(user) || byUser.count < limits.capacity { return .counted(forUser: true) }
+        // Every name held failed within the window (the expired went above): forgetting one
+        // would hand its guesser a fresh count, so a new name waits for the oldest to expire.
+        // The name's own known address still logs in, counted per address alone.
+        if exempt { return .counted(forUser: false) }
+        let oldest = byUser.oldest()?.at ?? time
+        return .refused(Self.seconds(oldest + limits.windowSeconds - time))
     }
 
-    /// Drops the key's expired times; when it still holds the limit, when its oldest expires.
-    private func fullUntil<Key: Hashable>(_ table: inout [Key: [Double]], _ key: Key, at time: Double) -> Double? {
-        guard var times = table[key] else { return nil }
-        let start = time - limits.windowSeconds
-        if let firstLive = times.firstIndex(where: { $0 > start }) {
-            if firstLive > 0 { times.removeFirst(firstLive) }
-        } else {
-            times.removeAll()
-        }
-        table[key] = times.isEmpty ? nil : times
-        guard times.count >= limits.failuresPerWindow else { return nil }
-        return times[times.count - limits.failuresPerWindow] + limits.windowSeconds
-    }
-
-    /// Under the lock, once a window: drops every entry whose times all expired and every
-    /// known address whose exemption ended, so that a flood of names is forgotten a window
-    /// after it stops, however far it stayed below `capacity`.
-    private func sweepIfDue(at time: Double) {
-        if let nextSweep, time < nextSweep { return }
-        nextSweep = time + limits.windowSeconds
-        let start = time - limits.windowSeconds
-        byAddress = byAddress.filter { $0.value.last.map { $0 > start } ?? false }
-        byUser = byUser.filter { $0.value.last.map { $0 > start } ?? false }
-        known = known.filter { time < $0.value }
-    }
-
-    /// Keeps each table within `capacity`: the expired go first, everything if that is not enough.
-    private func makeRoom(at time: Double) {
-        let start = time - limits.windowSeconds
-        func trimmed<Key: Hashable>(_ table: [Key: [Double]]) -> [Key: [Double]] {
-            guard table.count >= limits.capacity else { return table }
-            let live = table.filter { $0.value.last.map { $0 > start } ?? false }
-            return live.count >= limits.capacity ? [:] : live
-        }
-        byAddress = trimmed(byAddress)
-        byUser = trimmed(byUser)
-        if known.count >= limits.capacity {
-            known = known.filter { time < $0.value }
-            if known.count >= limits.capacity { known.removeAll() }
-        }
-    }
+    private static func seconds(_ wait: Double) -> Int { max(1, Int(wait.rounded(.up))) }
 }
-
-extension LoginThrottle.Attempt: Hashable {}
