@@ -66,9 +66,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
         .executableTarget(name: "pushgate", dependencies: ["App"]),
+        // The version (CHANGELOG.md's first heading) and the commit, written before each build.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
 
         // Mock APNs and FCM: HTTP/2 over TLS, for the tests and scripts/bench (never shipped).
         .target(

@@ -9,31 +9,17 @@ public enum JSONNesting {
     /// inside strings do not count; the text need not be valid JSON (the parser judges that).
     public static func isWithin(_ limit: Int, _ bytes: [UInt8]) -> Bool {
         var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        return JSONStructure.forEachByte(of: bytes) { byte in
             switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
-                if depth > limit { return false }
+                return depth <= limit
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 depth -= 1
+                return true
             default:
-                break
+                return true
             }
         }
-        return true
     }
 }

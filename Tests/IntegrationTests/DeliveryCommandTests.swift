@@ -81,6 +81,18 @@ final class DeliveryCommandTests: XCTestCase {
         let added = try pushgate.cli(["apps", "add", "--id", "com.example.android", "--platform", "fcm", "--service-account", account.path])
         XCTAssertEqual(added.status, 0, added.stderr)
 
+        // No answer from the token endpoint says nothing of the account; only an answer refuses it.
+        fcm.injectTokenEndpointFault(.status(503, reason: "backend_error"))
+        let unavailable = try pushgate.cli(["apps", "check", "--id", "com.example.android"])
+        XCTAssertEqual(unavailable.status, 1, unavailable.stdout)
+        XCTAssertTrue(unavailable.stderr.contains("could not get an answer from Google's token endpoint"), unavailable.stderr)
+        XCTAssertFalse(unavailable.stderr.contains("refused"), unavailable.stderr)
+        fcm.injectTokenEndpointFault(.status(400, reason: "invalid_grant"))
+        let refused = try pushgate.cli(["apps", "check", "--id", "com.example.android"])
+        XCTAssertEqual(refused.status, 1, refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("Google refused the service account"), refused.stderr)
+        fcm.clearFaults()
+
         let check = try pushgate.cli(["apps", "check", "--id", "com.example.android"])
         XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
         XCTAssertTrue(check.stdout.contains("got an FCM access token for \(MockFixtures.serviceAccountEmail)"), check.stdout)

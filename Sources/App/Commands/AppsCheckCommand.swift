@@ -101,16 +101,24 @@ extension AppsCommand {
             }
             let done = DispatchSemaphore(value: 0)
             let outcome = ResultBox()
+            let refused = ResultBox()
             stack.accessTokens.accessToken(for: account) { result in
                 switch result {
                 case .success: outcome.set("", ok: true)
-                case .failure(let error): outcome.set("\(error)", ok: false)
+                case .failure(let error):
+                    outcome.set("\(error)", ok: false)
+                    if case .refused = error { refused.set("", ok: true) }
                 }
                 done.signal()
             }
             done.wait()
             guard outcome.ok else {
-                throw CommandFailure("Google refused the service account \(account.clientEmail): \(outcome.text)")
+                // Only an answer from Google is a refusal; no answer says nothing of the account.
+                throw CommandFailure(
+                    refused.ok
+                        ? "Google refused the service account \(account.clientEmail): \(outcome.text)"
+                        : "could not get an answer from Google's token endpoint for \(account.clientEmail) "
+                            + "(the account is not judged): \(outcome.text)")
             }
             print("ok: got an FCM access token for \(account.clientEmail) (project \(projectID))")
         }

@@ -71,6 +71,7 @@ struct DoctorCommand: ParsableCommand {
         if let apps {
             findings += CredentialsCheck(apps: apps, now: Date(), expiryWarningDays: expiryDays).run()
             findings += PushServiceRefusalCheck(apps: apps, problems: checkup.appProblems ?? []).run()
+            findings += UpstreamNameCheck(apps: apps, configuration: configuration).run()
             if online {
                 findings += OnlineCredentialsCheck(apps: apps.map(\.id), configPath: configPath).run()
             }

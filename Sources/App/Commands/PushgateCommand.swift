@@ -4,7 +4,9 @@ import ArgumentParser
 public struct PushgateCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "pushgate",
-        abstract: "Self-hosted push-token store and push gateway (APNs, FCM).",
+        abstract:
+            "Self-hosted push-token store and push gateway: the Acrobits, cospace, Pusher Beams, Diffusion bridge and Matrix dialects, delivering to APNs, FCM and Web Push.",
+        version: PushgateVersion.line,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AppsCommand.self, TokensCommand.self, SendCommand.self,
             OutboxCommand.self, KeysCommand.self, ConfigCommand.self, UsersCommand.self, EventCommand.self,

@@ -37,12 +37,14 @@ struct OperatorMetrics: Sendable {
     }
 
     /// `pushgate_start_time_seconds`: when this process started (uptime is now minus it),
-    /// `pushgate_build_info{version}` 1: which version each node runs, and
+    /// `pushgate_build_info{version, commit}` 1: which build each node runs, and
     /// `pushgate_node_info{node}` 1: which node answered, so that a scrape of one node among
     /// several (`/metrics/node/K`) is labelled by the node itself, not only by its target.
     func recordStart(node: String) {
         Gauge(label: "pushgate_start_time_seconds", factory: factory).record(Date().timeIntervalSince1970)
-        Gauge(label: "pushgate_build_info", dimensions: [("version", PushgateVersion.current)], factory: factory)
+        Gauge(
+            label: "pushgate_build_info",
+            dimensions: [("version", PushgateVersion.current), ("commit", PushgateVersion.commit)], factory: factory)
             .record(1)
         Gauge(label: "pushgate_node_info", dimensions: [("node", node)], factory: factory).record(1)
     }

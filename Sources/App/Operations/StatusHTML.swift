@@ -41,7 +41,7 @@ struct StatusHTML {
             </style></head><body>
             <h1>pushgate status</h1>
             <p class="meta">node <b id="node">\(e(ProcessInfo.processInfo.hostName))</b> (pid \(getpid())),
-            version <b id="version">\(e(PushgateVersion.current))</b>, up <b id="uptime">\(uptime)</b>;
+            version <b id="version">\(e(PushgateVersion.current))</b> (commit <span id="commit">\(e(PushgateVersion.commit))</span>), up <b id="uptime">\(uptime)</b>;
             as of \(StatusHTML.timestamp(now)), reloads every \(refreshSeconds) s</p>
 
             """

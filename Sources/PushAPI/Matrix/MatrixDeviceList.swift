@@ -1,3 +1,5 @@
+import PushCore
+
 /// How many devices a notify names, bounded on the bytes before the body is parsed: a body of
 /// a megabyte could name a hundred thousand tiny devices, and parsing it would build a value for
 /// each before the count could be refused.
@@ -14,41 +16,27 @@ enum MatrixDeviceList {
     /// True when no array at the devices' depth holds more than `limit` elements.
     static func isWithin(_ limit: Int, _ bytes: [UInt8]) -> Bool {
         var depth = 0
-        var inString = false
-        var escaped = false
         // Whether the innermost open bracket at the devices' depth is an array, and what it holds.
         var inList = false
         var awaitingElement = false
         var count = 0
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        return JSONStructure.forEachByte(of: bytes) { byte in
             switch byte {
             case 0x20, 0x0A, 0x0D, 0x09:
-                continue
+                return true
             case UInt8(ascii: ","):
                 if inList && depth == listDepth { awaitingElement = true }
-                continue
+                return true
             default:
                 break
             }
             if inList && depth == listDepth && awaitingElement && byte != UInt8(ascii: "]") {
-                // The first byte of an element of the list: a scalar, a string, an object.
+                // The first byte of an element of the list: a scalar, a string's quote, a bracket.
                 awaitingElement = false
                 count += 1
                 if count > limit { return false }
             }
             switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 if depth == listDepth {
@@ -62,7 +50,7 @@ enum MatrixDeviceList {
             default:
                 break
             }
+            return true
         }
-        return true
     }
 }
