@@ -57,8 +57,6 @@ final class ServeSocketHolder {
         posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
-        // Nothing else of the test process's reaches serve.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 4)
         // systemd sets LISTEN_PID in the child it forked; a shell that execs serve keeps its pid.
         let script = #"export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=pushgate.socket; exec "$0" serve"#
         let arguments = ["/bin/sh", "-c", script, executable]
