@@ -53,9 +53,26 @@ public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
         ranges.contains { address & $0.mask == $0.network }
     }
 
-    /// Whether a peer whose accepted address is `peer` may: only IPv4 peers are listed.
-    func allows(_ peer: sockaddr_in) -> Bool {
-        peer.sin_family == sa_family_t(AF_INET) && allows(UInt32(bigEndian: peer.sin_addr.s_addr))
+    /// Whether a peer whose accepted address is `peer` may: only IPv4 peers are listed, an
+    /// IPv4 peer of an IPv6 socket (::ffff:A.B.C.D) by its IPv4 address.
+    func allows(_ peer: sockaddr_in6) -> Bool {
+        guard let address = Self.ipv4Address(of: peer) else { return false }
+        return allows(address)
+    }
+
+    /// The IPv4 address (host byte order) of an accepted peer, read as `sockaddr_in` or as an
+    /// IPv4-mapped IPv6 address; nil for any other IPv6 peer.
+    static func ipv4Address(of peer: sockaddr_in6) -> UInt32? {
+        var peer = peer
+        if peer.sin6_family == sa_family_t(AF_INET) {
+            return withUnsafePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+            }
+        }
+        guard peer.sin6_family == sa_family_t(AF_INET6) else { return nil }
+        let bytes = withUnsafeBytes(of: peer.sin6_addr) { Array($0) }
+        guard bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return nil }
+        return bytes[12...].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// Whether every listed address is a loopback one (127.0.0.0/8).

@@ -10,6 +10,11 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     /// then neither created nor removed).
     public var tcpAddress: TCPListenAddress?
 
+    /// When set, the responder serves on this socket systemd passed (see `ActivatedSocket`):
+    /// `socketPath`, `tcpAddress`, `socketMode`, `socketGroup` and `listenBacklog` are then the
+    /// socket unit's business, and no socket file is made, changed or removed.
+    public var activatedSocket: ActivatedSocket?
+
     /// Over TCP, the hosts whose connections are served; any other's is closed unread.
     public var tcpClients: FastCGIClients
 
@@ -56,8 +61,10 @@ public struct FastCGIConfiguration: Sendable, Equatable {
         lanes: [LaneConfiguration] = [],
         tcpAddress: TCPListenAddress? = nil,
         tcpClients: FastCGIClients = .loopback,
-        runningThreadLimit: Int? = nil
+        runningThreadLimit: Int? = nil,
+        activatedSocket: ActivatedSocket? = nil
     ) {
+        self.activatedSocket = activatedSocket
         self.tcpClients = tcpClients
         self.runningThreadLimit = runningThreadLimit
         self.socketPath = socketPath
@@ -72,5 +79,10 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     }
 
     /// Where the responder listens, for logs: the socket's path or the TCP address.
-    public var listenDescription: String { tcpAddress.map { "tcp \($0)" } ?? socketPath }
+    public var listenDescription: String {
+        activatedSocket?.description ?? tcpAddress.map { "tcp \($0)" } ?? socketPath
+    }
+
+    /// Whether connections come over TCP, whose peers `tcpClients` must list.
+    public var listensOnTCP: Bool { activatedSocket.map(\.isTCP) ?? (tcpAddress != nil) }
 }

@@ -14,6 +14,8 @@ public enum FastCGIError: Error, Equatable, CustomStringConvertible {
     case handlerCreationFailed(thread: Int, reason: String)
     /// `start` was called twice, or after `stop`.
     case alreadyStarted
+    /// The socket systemd passed (LISTEN_FDS) is not one serve can listen on.
+    case activationRefused(reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum FastCGIError: Error, Equatable, CustomStringConvertible {
             return "could not create the request handler for FastCGI thread \(thread): \(reason)"
         case .alreadyStarted:
             return "the FastCGI server was already started"
+        case .activationRefused(let reason):
+            return "cannot serve on the socket systemd passed (LISTEN_FDS): \(reason)"
         }
     }
 }

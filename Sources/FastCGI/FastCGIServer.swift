@@ -102,8 +102,8 @@ public final class FastCGIServer: @unchecked Sendable {
         do {
             connections = try ReadyConnections(
                 listener: listener.descriptor,
-                clients: configuration.tcpAddress == nil
-                    ? nil : (configuration.tcpClients, RefusedConnectionLog(logger: logger)))
+                clients: configuration.listensOnTCP
+                    ? (configuration.tcpClients, RefusedConnectionLog(logger: logger)) : nil)
         } catch {
             listener.removeFile()
             listener.close()
@@ -146,7 +146,8 @@ public final class FastCGIServer: @unchecked Sendable {
     }
 
     /// Stops serving: no new requests, requests in flight get up to `drainTimeoutSeconds`, the
-    /// socket file is removed (if it is still ours). Wakes a thread waiting in `run`. Safe to
+    /// socket file is removed (if it is still ours; never one systemd passed, which keeps
+    /// listening for the next serve). Wakes a thread waiting in `run`. Safe to
     /// call more than once, before `start`, and from any thread.
     public func stop() {
         lock.lock()

@@ -1,15 +1,32 @@
 import CFastCGI
 import Glibc
 
-/// The listening Unix socket, opened through libfcgi: the descriptor, and which file it is so
-/// that closing never removes a socket another responder made since.
+/// The listening socket: opened through libfcgi, or passed by systemd. The descriptor, which
+/// file it is so that closing never removes a socket another responder made since, and whether
+/// another process (systemd) holds the same socket.
 struct ListeningSocket {
     let descriptor: Int32
     let path: String
     private let identity: SocketFile.Identity?
+    /// systemd holds the same socket and keeps it listening after we exit: connections that
+    /// arrive while serve restarts wait in its backlog for the next serve.
+    private let isShared: Bool
 
-    /// Clears a stale socket, refuses a live one, binds, listens, sets the file's mode.
+    private init(descriptor: Int32, path: String, identity: SocketFile.Identity?, isShared: Bool = false) {
+        self.descriptor = descriptor
+        self.path = path
+        self.identity = identity
+        self.isShared = isShared
+    }
+
+    /// Clears a stale socket, refuses a live one, binds, listens, sets the file's mode; or takes
+    /// the socket systemd passed, as it is.
     static func open(_ configuration: FastCGIConfiguration) throws -> ListeningSocket {
+        if let activated = configuration.activatedSocket {
+            // libfcgi's request state needs it, even though it opens no socket here.
+            try initialiseLibfcgi(activated.address)
+            return ListeningSocket(descriptor: activated.descriptor, path: activated.address, identity: nil, isShared: true)
+        }
         if let address = configuration.tcpAddress {
             return try open(address, backlog: configuration.listenBacklog)
         }
@@ -68,8 +85,12 @@ struct ListeningSocket {
         SocketFile.remove(path, ifStill: identity)
     }
 
-    /// Wakes every thread blocked in accept(): they return with an error and see the stop flag.
+    /// Stops the socket taking connections, so that nginx fails fast (502) rather than queueing
+    /// on a socket nobody will accept on again. Not a socket systemd shares: shutdown(2) acts on
+    /// the socket, not the descriptor, and would reset the connections waiting in its backlog
+    /// and deafen it for the next serve. Closing our descriptor (`close`) leaves it listening.
     func shutDown() {
+        guard !isShared else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
     }
 

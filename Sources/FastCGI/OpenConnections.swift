@@ -9,8 +9,10 @@ import Foundation
 public enum OpenConnections {
     public static func count(for configuration: FastCGIConfiguration) -> Int? {
         guard let inodes = ownSocketInodes() else { return nil }
-        if let address = configuration.tcpAddress {
-            let port = String(format: "%04X", address.port)
+        let tcpPort = configuration.activatedSocket.map { $0.port } ?? configuration.tcpAddress?.port
+        if configuration.listensOnTCP {
+            guard let tcpPort else { return nil }
+            let port = String(format: "%04X", tcpPort)
             var count = 0
             for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
                 guard let text = Self.readWhole(table) else { continue }
@@ -25,13 +27,14 @@ public enum OpenConnections {
             }
             return count
         }
+        let path = configuration.activatedSocket?.address ?? configuration.socketPath
         guard let text = Self.readWhole("/proc/net/unix") else { return nil }
         var count = 0
         for line in text.split(separator: "\n").dropFirst() {
             // Num RefCount Protocol Flags Type St Inode Path: accepted connections carry the
             // listener's path; the listener itself is state 01.
             let fields = line.split(separator: " ", maxSplits: 7)
-            guard fields.count == 8, fields[5] == "03", fields[7] == configuration.socketPath,
+            guard fields.count == 8, fields[5] == "03", fields[7] == path,
                 let inode = UInt64(fields[6]), inodes.contains(inode)
             else { continue }
             count += 1

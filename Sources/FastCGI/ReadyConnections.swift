@@ -70,8 +70,10 @@ final class ReadyConnections: @unchecked Sendable {
     }
 
     private func acceptOne() -> Readiness {
-        var peer = sockaddr_in()
-        var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+        // Room for an IPv6 peer: a TCP socket systemd passes may be IPv6 (ListenStream=PORT
+        // binds [::]), its IPv4 peers then mapped (::ffff:A.B.C.D).
+        var peer = sockaddr_in6()
+        var peerLength = socklen_t(MemoryLayout<sockaddr_in6>.size)
         let connection =
             clients == nil
             ? accept(listener, nil, nil)
@@ -102,10 +104,15 @@ final class ReadyConnections: @unchecked Sendable {
         return .connection(connection)
     }
 
-    private static func describe(_ peer: sockaddr_in) -> String {
-        var address = peer.sin_addr
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
+    private static func describe(_ peer: sockaddr_in6) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if let address = FastCGIClients.ipv4Address(of: peer) {
+            var network = in_addr(s_addr: address.bigEndian)
+            guard inet_ntop(AF_INET, &network, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
+            return String(cString: text)
+        }
+        var address = peer.sin6_addr
+        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
         return String(cString: text)
     }
 

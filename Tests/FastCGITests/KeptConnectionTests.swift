@@ -110,7 +110,7 @@ final class KeptConnectionTests: XCTestCase {
 
 /// A FastCGI client on a Unix socket, as nginx speaks it (records of the FastCGI 1.0
 /// specification: BEGIN_REQUEST, PARAMS, STDIN in; STDOUT, END_REQUEST out).
-private final class RawFastCGIConnection {
+final class RawFastCGIConnection {
     private let descriptor: Int32
 
     struct Failure: Error, CustomStringConvertible {

@@ -42,6 +42,7 @@ final class PackagingTests: XCTestCase {
             ("/usr/local/bin/pushgate", 0o755),
             ("/usr/local/share/pushgate/nginx/pushgate.conf", 0o644),
             ("/etc/systemd/system/pushgate.service", 0o644),
+            ("/etc/systemd/system/pushgate.socket", 0o644),
             ("/etc/sysusers.d/pushgate.conf", 0o644),
             ("/etc/pushgate/pushgate.conf", 0o640),
             ("/etc/nginx/conf.d/pushgate.conf", 0o644),
@@ -55,6 +56,11 @@ final class PackagingTests: XCTestCase {
         let unit = try text("/etc/systemd/system/pushgate.service")
         XCTAssertTrue(unit.contains("ExecStart=/usr/local/bin/pushgate serve\n"), unit)
         XCTAssertTrue(unit.contains("Environment=PUSHGATE_CONFIG=/etc/pushgate/pushgate.conf\n"), unit)
+        XCTAssertTrue(unit.contains("Requires=pushgate.socket\n"), unit)
+        // systemd listens where nginx's site include connects, as serve's config names it.
+        let socketUnit = try text("/etc/systemd/system/pushgate.socket")
+        XCTAssertTrue(socketUnit.contains("ListenStream=/run/pushgate/pushgate.sock\n"), socketUnit)
+        XCTAssertTrue(socketUnit.contains("SocketMode=0660\n"), socketUnit)
         let config = try text("/etc/pushgate/pushgate.conf")
         XCTAssertFalse(config.contains("PUSHGATE_SQL_DIR"), config)
         XCTAssertTrue(config.contains("PUSHGATE_SOCKET = /run/pushgate/pushgate.sock\n"), config)
@@ -147,8 +153,11 @@ final class PackagingTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("pushgate.service").path
         try unit.write(toFile: path, atomically: true, encoding: .utf8)
+        // The socket unit beside it, which the service requires and verify loads with it.
+        let socketPath = folder.appendingPathComponent("pushgate.socket").path
+        try text("/etc/systemd/system/pushgate.socket").write(toFile: socketPath, atomically: true, encoding: .utf8)
 
-        let verify = try run("/usr/bin/systemd-analyze", ["verify", path])
+        let verify = try run("/usr/bin/systemd-analyze", ["verify", path, socketPath])
         XCTAssertEqual(verify.status, 0, verify.stderr)
         XCTAssertEqual(verify.stdout + verify.stderr, "", "systemd-analyze verify complained")
         let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--threshold=20", path])
@@ -158,6 +167,12 @@ final class PackagingTests: XCTestCase {
         try unit.replacingOccurrences(of: "ProtectSystem=strict", with: "ProtectSystm=strict").write(toFile: path, atomically: true, encoding: .utf8)
         let typo = try run("/usr/bin/systemd-analyze", ["verify", path])
         XCTAssertTrue(typo.stderr.contains("Unknown key 'ProtectSystm'"), typo.stderr)
+        try unit.write(toFile: path, atomically: true, encoding: .utf8)
+        let socketText = try String(contentsOfFile: socketPath, encoding: .utf8)
+        try socketText.replacingOccurrences(of: "SocketMode=0660", with: "SocketMod=0660")
+            .write(toFile: socketPath, atomically: true, encoding: .utf8)
+        let socketTypo = try run("/usr/bin/systemd-analyze", ["verify", path, socketPath])
+        XCTAssertTrue(socketTypo.stderr.contains("Unknown key 'SocketMod'"), socketTypo.stderr)
     }
 }
 

@@ -97,7 +97,12 @@ final class PushgateInstance {
         guard migrate.status == 0 else { throw Failure("pushgate migrate failed: \(migrate.stderr)") }
         serve = try launch(Self.executable.path, ["serve"], log: "serve.log")
         try waitFor("the socket \(socket)") { FileManager.default.fileExists(atPath: self.socket) }
+        try startNginx()
+    }
 
+    /// Starts nginx in front of a serve the test started itself (see `ServeSocketHolder`), and
+    /// waits until it answers through it.
+    func startNginx() throws {
         let maxBody = Int(extraEnvironment["PUSHGATE_MAX_BODY_BYTES"] ?? "1048576")! * 2
         nginx = try NginxProcess(
             prefix: directory.appendingPathComponent("nginx"), port: port, socketPath: socket, maxBody: String(maxBody),

@@ -26,12 +26,20 @@ struct ServeCommand: ParsableCommand {
         // nginx closes its side when a client goes away mid-request; writing the answer must
         // then fail with EPIPE, not end the process (libfcgi's FCGX_Init says the same).
         signal(SIGPIPE, SIG_IGN)
+        // Before any thread starts too: taking it unsets LISTEN_*, and setenv is not thread-safe.
+        let activated: ActivatedSocket?
+        do {
+            activated = try ActivatedSocket.take()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
         let runtime = try Runtime(global)
         let configuration = runtime.configuration
         let logger = runtime.logger
         if let refusal = configuration.listenRefusal { throw CommandFailure(refusal) }
         try ServeStartup(runtime: runtime).prepare()
-        let server = FastCGIServer(configuration: try ServeStartup.fastCGIConfiguration(configuration))
+        let server = FastCGIServer(
+            configuration: try ServeStartup.fastCGIConfiguration(configuration, activatedSocket: activated))
         ServeStartup.announce(server.configuration, runtime: runtime)
 
         let metrics = OperatorMetrics()

@@ -30,8 +30,11 @@ struct ServeStartup {
         }
     }
 
-    /// The listening socket and its threads, with the three lanes of their own.
-    static func fastCGIConfiguration(_ configuration: Configuration) throws -> FastCGIConfiguration {
+    /// The listening socket (the one systemd passed, if it did) and its threads, with the three
+    /// lanes of their own.
+    static func fastCGIConfiguration(_ configuration: Configuration, activatedSocket: ActivatedSocket? = nil) throws
+        -> FastCGIConfiguration
+    {
         let upstreamWait = Double(configuration.upstreamLaneWaitMilliseconds) / 1000
         return FastCGIConfiguration(
             socketPath: configuration.socket, socketMode: UInt32(configuration.socketMode),
@@ -60,7 +63,7 @@ struct ServeStartup {
                     drainTimeoutSeconds: passwordLaneWaitSeconds + 60),
             ],
             tcpAddress: configuration.listen, tcpClients: configuration.fastCGIClients ?? .loopback,
-            runningThreadLimit: runningThreadLimit(configuration))
+            runningThreadLimit: runningThreadLimit(configuration), activatedSocket: activatedSocket)
     }
 
     /// How many responder threads run at once (see `RunningLimit`). On SQLite twice the cores
@@ -73,7 +76,22 @@ struct ServeStartup {
 
     static func announce(_ listening: FastCGIConfiguration, runtime: Runtime) {
         let configuration = runtime.configuration
-        if let address = configuration.listen {
+        if let activated = listening.activatedSocket {
+            runtime.logger.info(
+                "FastCGI takes its socket from systemd (LISTEN_FDS): \(activated); it makes, changes and removes no socket file"
+            )
+            // nginx's site include is rendered from PUSHGATE_SOCKET: a socket unit listening
+            // elsewhere leaves nginx connecting to nothing.
+            if !activated.isTCP, configuration.listen == nil, activated.address != configuration.socket {
+                runtime.logger.warning(
+                    "the socket systemd passed is \(activated.address), not PUSHGATE_SOCKET \(configuration.socket), where nginx's site include connects: make them one path"
+                )
+            }
+            if activated.isTCP {
+                runtime.logger.info(
+                    "FastCGI answers connections from \(listening.tcpClients) only (PUSHGATE_FASTCGI_CLIENTS)")
+            }
+        } else if let address = configuration.listen {
             // FastCGI has no authentication: only these hosts' connections are read.
             runtime.logger.info(
                 "FastCGI listens on \(address), answering connections from \(listening.tcpClients) only (PUSHGATE_FASTCGI_CLIENTS)"
