@@ -106,9 +106,7 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
             _ = withUnsafeMutablePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            inet_ntop(AF_INET, &local.sin_addr, &text, socklen_t(text.count))
-            address = "\(String(cString: text)):\(UInt16(bigEndian: local.sin_port))"
+            address = "\(AddressText.of(family: AF_INET, local.sin_addr) ?? "?"):\(UInt16(bigEndian: local.sin_port))"
         case AF_INET6:
             family = .inet6
             var local = sockaddr_in6()
@@ -116,9 +114,7 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
             _ = withUnsafeMutablePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            inet_ntop(AF_INET6, &local.sin6_addr, &text, socklen_t(text.count))
-            address = "[\(String(cString: text))]:\(UInt16(bigEndian: local.sin6_port))"
+            address = "[\(AddressText.of(family: AF_INET6, local.sin6_addr) ?? "?")]:\(UInt16(bigEndian: local.sin6_port))"
         default:
             throw .activationRefused(reason: "descriptor \(descriptor) is neither a Unix nor a TCP socket")
         }

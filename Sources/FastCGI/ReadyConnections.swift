@@ -105,15 +105,13 @@ final class ReadyConnections: @unchecked Sendable {
     }
 
     private static func describe(_ peer: sockaddr_in6) -> String {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        if let address = FastCGIClients.ipv4Address(of: peer) {
-            var network = in_addr(s_addr: address.bigEndian)
-            guard inet_ntop(AF_INET, &network, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
-            return String(cString: text)
-        }
-        var address = peer.sin6_addr
-        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return "an unknown address" }
-        return String(cString: text)
+        let text =
+            if let address = FastCGIClients.ipv4Address(of: peer) {
+                AddressText.of(family: AF_INET, in_addr(s_addr: address.bigEndian))
+            } else {
+                AddressText.of(family: AF_INET6, peer.sin6_addr)
+            }
+        return text ?? "an unknown address"
     }
 
     /// A kept connection waits for nginx's next request on it.
