@@ -179,6 +179,7 @@ public final class FastCGIServer: @unchecked Sendable {
         running?.stop()
         listener.removeFile()
         listener.shutDown()
+        connections.closeIdle()
         let respondersEnded = group.waitForThreads(seconds: configuration.drainTimeoutSeconds)
         // After the responder threads, which hand requests to the lanes: what the lanes hold
         // (running or queued) is answered before the process goes on to stop delivery.

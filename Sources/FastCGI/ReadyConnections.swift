@@ -21,6 +21,9 @@ final class ReadyConnections: @unchecked Sendable {
     private let lock = NSLock()
     /// Kept connections waiting for their next request, to close when the server stops.
     private var parked = DescriptorSet()
+    /// Set when the server begins to stop: a connection is closed once its answer is written
+    /// instead of being kept (see `closeIdle`).
+    private var closing = false
 
     init(listener: Int32, clients: (allowed: FastCGIClients, log: RefusedConnectionLog)? = nil) throws(FastCGIError) {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -64,9 +67,11 @@ final class ReadyConnections: @unchecked Sendable {
         let descriptor = event.data.fd
         guard descriptor != listener else { return acceptOne() }
         lock.lock()
+        // Every other descriptor in the set was parked; one `closeIdle` took meanwhile is closed.
+        let wasParked = parked.contains(descriptor)
         parked.remove(descriptor)
         lock.unlock()
-        return .connection(descriptor)
+        return wasParked ? .connection(descriptor) : .nothing
     }
 
     private func acceptOne() -> Readiness {
@@ -117,6 +122,11 @@ final class ReadyConnections: @unchecked Sendable {
     /// A kept connection waits for nginx's next request on it.
     func park(_ connection: Int32) {
         lock.lock()
+        guard !closing else {
+            lock.unlock()
+            _ = Glibc.close(connection)
+            return
+        }
         parked.insert(connection)
         lock.unlock()
         if !arm(connection) {
@@ -126,6 +136,21 @@ final class ReadyConnections: @unchecked Sendable {
             lock.unlock()
             _ = Glibc.close(connection)
         }
+    }
+
+    /// Closes the idle kept connections as the server begins to stop, and every connection
+    /// once its answer is written from then on. nginx then meets a closed connection when it
+    /// next writes to one and opens a new connection, which waits in the listening socket's
+    /// backlog for the next `serve` (systemd holds it): no request is sent on a connection
+    /// nobody will read while the lanes drain, which could last a minute of a slow upstream
+    /// and then cost a POST its answer (nginx sends a POST again only if it never wrote it).
+    func closeIdle() {
+        lock.lock()
+        closing = true
+        let idle = parked.descriptors
+        parked = DescriptorSet()
+        lock.unlock()
+        for connection in idle { _ = Glibc.close(connection) }
     }
 
     /// Closes the parked connections and the epoll set, once no thread waits on them.

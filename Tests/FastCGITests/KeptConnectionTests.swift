@@ -1,3 +1,4 @@
+import Logging
 import PushTesting
 import Foundation
 import Glibc
@@ -108,6 +109,55 @@ final class KeptConnectionTests: XCTestCase {
     }
 }
 
+/// A kept connection idle when the server begins to stop is closed at once, not after the
+/// requests in flight are answered: nginx would otherwise send its next request on a
+/// connection nobody reads while the drain lasts, and a POST written there gets no answer.
+final class StoppingWithKeptConnectionsTests: XCTestCase {
+    /// Echoes, but holds `/gated` until the test opens the gate.
+    struct GatedHandler: RequestHandler {
+        let gate: DispatchSemaphore
+
+        func handle(_ request: Request) -> Response {
+            if request.path == "/gated" { gate.wait() }
+            return EchoHandler(thread: 0).handle(request)
+        }
+    }
+
+    func testAnIdleKeptConnectionClosesWhileARequestInFlightIsStillAnswered() throws {
+        let directory = try TemporaryDirectory()
+        let socketPath = directory.path + "/pushgate.sock"
+        let gate = DispatchSemaphore(value: 0)
+        let server = FastCGIServer(
+            configuration: FastCGIConfiguration(socketPath: socketPath, threadCount: 2, drainTimeoutSeconds: 30))
+        try server.start(makeHandler: { _ in GatedHandler(gate: gate) }, logger: Logger(label: "test"))
+        defer { server.stop() }
+
+        let idle = try RawFastCGIConnection(path: socketPath)
+        XCTAssertTrue(try idle.request(id: 1, path: "/first", keepConnection: true).hasPrefix("Status: 200"))
+        // A request in flight, held: the drain cannot end before the gate opens.
+        nonisolated(unsafe) let inFlight = try RawFastCGIConnection(path: socketPath)
+        let answered = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var reply = ""
+        Thread.detachNewThread {
+            reply = (try? inFlight.request(id: 1, path: "/gated", keepConnection: true)) ?? "no answer"
+            answered.signal()
+        }
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+
+        XCTAssertTrue(idle.closes(within: 20), "closed while the held request still runs")
+        XCTAssertEqual(answered.wait(timeout: .now() + 0.2), .timedOut, "the held request is still running")
+        gate.signal()
+        XCTAssertEqual(answered.wait(timeout: .now() + 20), .success)
+        XCTAssertTrue(reply.hasPrefix("Status: 200"), reply)
+        XCTAssertTrue(inFlight.closes(within: 20), "answered, then closed rather than kept")
+        XCTAssertEqual(stopped.wait(timeout: .now() + 20), .success)
+    }
+}
+
 /// A FastCGI client on a Unix socket, as nginx speaks it (records of the FastCGI 1.0
 /// specification: BEGIN_REQUEST, PARAMS, STDIN in; STDOUT, END_REQUEST out).
 final class RawFastCGIConnection {
@@ -142,6 +192,16 @@ final class RawFastCGIConnection {
         guard poll(&probe, 1, 1000) > 0 else { return true }
         var byte: UInt8 = 0
         return recv(descriptor, &byte, 1, Int32(MSG_PEEK)) > 0
+    }
+
+    /// Whether the responder closes its side within `seconds` (a bound for a busy machine,
+    /// not a measure): polled, since the close may come a moment after what the test awaits.
+    func closes(within seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if !isOpen { return true }
+        }
+        return false
     }
 
     /// Sends one GET and returns its STDOUT once END_REQUEST arrives.
