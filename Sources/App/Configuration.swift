@@ -37,7 +37,7 @@ public struct Configuration: Sendable {
     /// The upstream lane (pnm2's sends, whose callers wait on APNs/FCM): threads of its own
     /// apart from `threads`, so that however slow the upstream, the responder threads stay free
     /// for token reports, the other dialects and /healthz. A send is parked while its pushes are
-    /// out, so these threads only read, check and answer sends; each holds a database connection.
+    /// out, so these threads only read, check and answer sends.
     /// 8: fewer threads wake less often per send (docs/performance.md has the counts measured);
     /// a few more than the cores keep them busy while a remote database answers their reads.
     public var upstreamLaneThreads = 8

@@ -27,7 +27,7 @@ public struct FastCGIConfiguration: Sendable, Equatable {
     public var socketGroup: UInt32?
 
     /// Threads accepting and answering requests, each with its own `FCGX_Request` and its own
-    /// handler (so its own SQLite connection). A request holds its thread until it is answered.
+    /// handler. A request holds its thread until it is answered.
     public var threadCount: Int
 
     /// Of those, how many run at once (see `RunningLimit`): the others wait for a turn, which a

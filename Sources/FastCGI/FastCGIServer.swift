@@ -76,7 +76,7 @@ public final class FastCGIServer: @unchecked Sendable {
     /// Opens the socket and starts the accept threads and the lanes' threads, then returns.
     /// - Parameter makeHandler: called once per thread index (the responder threads' first, then
     ///   each lane's in turn), here on the calling thread and before any request is served, so
-    ///   each thread has its own handler (and its own SQLite connection).
+    ///   each thread has its own handler (the handlers share the process's one store).
     /// - Throws: `FastCGIError.alreadyServing` if another responder accepts on the socket path,
     ///   `.notASocket` if another kind of file is in the way, `.invalidSocketPath`, `.system`;
     ///   `.handlerCreationFailed` if `makeHandler` throws (the socket is then closed again).

@@ -5,8 +5,9 @@ import CSQLite
 #endif
 
 /// One SQLite connection, configured the way pushgate needs it (WAL, foreign keys, a busy
-/// timeout), with a cache of prepared statements. Not thread-safe by design: each thread
-/// (each FastCGI worker) has its own connection, so SQLite's own mutex is left off.
+/// timeout), with a cache of prepared statements. Not thread-safe by design: one thread uses
+/// it at a time (a `ReaderPool` lends it to one reader, the writer keeps its own), so SQLite's
+/// own mutex is left off.
 public final class Database {
     /// How hard SQLite pushes commits to disk (`PRAGMA synchronous`).
     public enum Synchronous: String, Sendable, CaseIterable {
