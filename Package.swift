@@ -29,14 +29,14 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "PushCore", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        // The schema migrations, the .sql files themselves compiled into the binary so that it
-        // runs from any directory: one target per engine, as their files share names.
-        .target(name: "SQLiteMigrations", resources: [.embedInCode("sql")]),
-        .target(name: "PostgreSQLMigrations", resources: [.embedInCode("sql")]),
+        // The schema migrations of the top-level sql/ (one folder per engine), compiled into
+        // the binary so that it runs from any directory; the plugin lists them from the folders.
+        .target(name: "SchemaMigrations", plugins: ["EmbeddedMigrations"]),
+        .plugin(name: "EmbeddedMigrations", capability: .buildTool()),
         .target(
             name: "PushStore",
             dependencies: [
-                "PushCore", "CSQLite", "CLibPQ", "SQLiteMigrations", "PostgreSQLMigrations",
+                "PushCore", "CSQLite", "CLibPQ", "SchemaMigrations",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),

@@ -235,7 +235,7 @@ final class CopiedBinaryTests: XCTestCase, RunsOnPostgreSQL {
 
 /// The repository's SQLite migrations, by name.
 private var repositorySQLFiles: [String] {
-    let directory = PushgateInstance.repository.appendingPathComponent("Sources/SQLiteMigrations/sql")
+    let directory = PushgateInstance.repository.appendingPathComponent("sql/sqlite")
     return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
         .filter { $0.hasSuffix(".sql") }.sorted()
 }

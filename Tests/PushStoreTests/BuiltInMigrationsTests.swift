@@ -3,10 +3,9 @@ import XCTest
 
 @testable import PushStore
 
-/// The migrations built into the binary are every file of SQLiteMigrations' and
-/// PostgreSQLMigrations' `sql/`, in order, byte for byte. SwiftPM embeds each file but lists
-/// none, so the lists are written by hand beside the files: this is what catches a migration
-/// added without its line.
+/// The migrations built into the binary are every file of the top-level `sql/sqlite/` and
+/// `sql/postgresql/`, in order, byte for byte: what the build's plugin lists from the folders
+/// is what the folders hold.
 final class BuiltInMigrationsTests: StoreTestCase {
     func testTheBuiltInSQLiteMigrationsAreTheFilesOfTheirFolder() throws {
         try assertBuiltInMigrations(of: .sqlite, areTheFilesOf: Self.sqlDirectory)

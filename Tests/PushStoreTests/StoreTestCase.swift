@@ -17,14 +17,13 @@ typealias StoreUnderTest = PushgateStore
 /// Tests of SQLite's own machinery (its connection, WAL, group-commit writer, migration
 /// files) call `try requireSQLite()` and are skipped on PostgreSQL.
 class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
-    /// SQLite's migration files, found from this file: Tests/PushStoreTests/ →
-    /// ../../Sources/SQLiteMigrations/sql.
+    /// SQLite's migration files, found from this file: Tests/PushStoreTests/ → ../../sql/sqlite.
     static let sqlDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/SQLiteMigrations/sql", isDirectory: true)
+        .appendingPathComponent("sql/sqlite", isDirectory: true)
     /// PostgreSQL's twins of `sqlDirectory`'s.
-    static let postgreSQLDirectory = sqlDirectory.deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("PostgreSQLMigrations/sql", isDirectory: true)
+    static let postgreSQLDirectory = sqlDirectory.deletingLastPathComponent()
+        .appendingPathComponent("postgresql", isDirectory: true)
 
     /// The PostgreSQL server to test on, if any.
     static let postgreSQLURL: String? = {

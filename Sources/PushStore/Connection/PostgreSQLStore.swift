@@ -26,7 +26,7 @@ final class PostgreSQLStore: Sendable {
         self.clock = clock
     }
 
-    /// Applies the pending built-in migrations (PostgreSQLMigrations', compiled in) under an
+    /// Applies the pending built-in migrations (`sql/postgresql/`, compiled in) under an
     /// advisory lock, so that nodes starting together apply each once; returns the file
     /// names this call applied.
     @discardableResult

@@ -39,7 +39,7 @@ final class SQLiteStore: @unchecked Sendable {
         Int64(Date().timeIntervalSince1970)
     }
 
-    /// Applies the pending built-in migrations (SQLiteMigrations', compiled in); returns the file
+    /// Applies the pending built-in migrations (`sql/sqlite/`, compiled in); returns the file
     /// names applied. It runs on this store's connection, outside any shared writer: a
     /// writer's batches then wait for it in SQLite's busy handler, which start-up can afford.
     @discardableResult

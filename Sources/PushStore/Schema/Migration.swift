@@ -1,6 +1,5 @@
 import Foundation
-import PostgreSQLMigrations
-import SQLiteMigrations
+import SchemaMigrations
 
 /// One schema migration, `NNNN_name.sql`: its number, its name and its SQL.
 public struct Migration: Sendable, Equatable {
@@ -27,13 +26,13 @@ public struct Migration: Sendable, Equatable {
         self.sql = sql
     }
 
-    /// The migrations built into this binary for `engine` (SQLiteMigrations' or
-    /// PostgreSQLMigrations' `sql/`), ordered and checked like a directory's.
+    /// The migrations built into this binary for `engine` (the top-level `sql/sqlite/` or
+    /// `sql/postgresql/`), ordered and checked like a directory's.
     public static func builtIn(for engine: SQLEngine) throws -> [Migration] {
         let files: [(fileName: String, bytes: [UInt8])]
         switch engine {
-        case .sqlite: files = SQLiteMigrationFiles.all
-        case .postgresql: files = PostgreSQLMigrationFiles.all
+        case .sqlite: files = BuiltInMigrationFiles.sqlite
+        case .postgresql: files = BuiltInMigrationFiles.postgresql
         }
         var migrations: [Migration] = []
         for file in files {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Applies the numbered schema migrations (`0001_initial.sql`, …: SQLiteMigrations' `sql/`,
+/// Applies the numbered schema migrations (`0001_initial.sql`, …: the top-level `sql/sqlite/`,
 /// built into the binary, or a directory's for tests) in order, each in its own transaction, and
 /// records each applied version in `schema_migrations`, so that every start-up and
 /// `pushgate migrate` can run it safely.

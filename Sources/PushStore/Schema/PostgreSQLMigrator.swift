@@ -1,6 +1,6 @@
 import Foundation
 
-/// Applies the numbered schema migrations of PostgreSQLMigrations' `sql/` (same numbers and
+/// Applies the numbered schema migrations of the top-level `sql/postgresql/` (same numbers and
 /// meaning as SQLite's; built into the binary) in order, each in its own transaction, and records
 /// each applied version in `schema_migrations`. The whole run holds a session advisory lock, so
 /// that two nodes starting at once apply each migration once: the second waits, then finds
