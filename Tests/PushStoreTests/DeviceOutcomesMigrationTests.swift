@@ -19,30 +19,10 @@ final class DeviceOutcomesMigrationTests: StoreTestCase {
     }
 
     func testEachLastOutcomeMovesToItsOwnTable() throws {
-        let database: any SQLConnection
-        if let configuration = postgreSQLConfiguration {
-            // The migrations up to 0015 from a directory of their own, then all of them.
-            let older = directory.appendingPathComponent("migrations-0015")
-            try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
-            for migration in try Migrator.migrations(in: Self.postgreSQLDirectory) where migration.version <= 15 {
-                try FileManager.default.copyItem(
-                    at: Self.postgreSQLDirectory.appendingPathComponent(migration.fileName),
-                    to: older.appendingPathComponent(migration.fileName))
-            }
-            let store = PostgreSQLStore(configuration: configuration)
-            _ = try store.migrate(directory: older)
-            let connection = try PostgreSQLConnection(configuration: configuration)
-            try connection.execute(Self.before { "'\\x\($0)'::bytea" })
-            XCTAssertEqual(try store.migrate(directory: Self.postgreSQLDirectory).first, "0016_device_outcomes.sql")
-            database = connection
-        } else {
-            let sqlite = try openSQLiteDatabase()
-            let all = try Migration.builtIn(for: .sqlite)
-            try Migrator.migrate(database: sqlite, migrations: all.filter { $0.version <= 15 })
-            try sqlite.execute(Self.before { "X'\($0)'" })
-            XCTAssertEqual(try Migrator.migrate(database: sqlite, migrations: all).first, "0016_device_outcomes.sql")
-            database = sqlite
+        let (applied, database) = try databaseMigrated(past: 15) { engine in
+            Self.before { engine == .postgresql ? "'\\x\($0)'::bytea" : "X'\($0)'" }
         }
+        XCTAssertEqual(applied.first, "0016_device_outcomes.sql")
 
         let movedSQL = "SELECT device_id, outcome, at FROM device_outcomes ORDER BY device_id"
         let moved = try database.withStatement(movedSQL) { row in

@@ -14,32 +14,9 @@ final class MatrixAppsMigrationTests: StoreTestCase {
         """
 
     func testAppsRegisteredBeforeTheMigrationAreClosed() throws {
-        let database: any SQLConnection
-        let store: any StoreUnderTest
-        if let configuration = postgreSQLConfiguration {
-            let older = directory.appendingPathComponent("migrations-0021")
-            try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
-            for migration in try Migrator.migrations(in: Self.postgreSQLDirectory) where migration.version <= 21 {
-                try FileManager.default.copyItem(
-                    at: Self.postgreSQLDirectory.appendingPathComponent(migration.fileName),
-                    to: older.appendingPathComponent(migration.fileName))
-            }
-            let postgreSQL = PostgreSQLStore(configuration: configuration)
-            _ = try postgreSQL.migrate(directory: older)
-            let connection = try PostgreSQLConnection(configuration: configuration)
-            try connection.execute(Self.before)
-            XCTAssertEqual(try postgreSQL.migrate(directory: Self.postgreSQLDirectory), ["0022_matrix_apps.sql"])
-            database = connection
-            store = postgreSQL
-        } else {
-            let sqlite = try openSQLiteDatabase()
-            let all = try Migration.builtIn(for: .sqlite)
-            try Migrator.migrate(database: sqlite, migrations: all.filter { $0.version <= 21 })
-            try sqlite.execute(Self.before)
-            XCTAssertEqual(try Migrator.migrate(database: sqlite, migrations: all), ["0022_matrix_apps.sql"])
-            database = sqlite
-            store = try makeStore()
-        }
+        let (applied, database) = try databaseMigrated(past: 21) { _ in Self.before }
+        XCTAssertEqual(applied, ["0022_matrix_apps.sql"])
+        let store = try makeStore()
         let flag = try database.withStatement("SELECT matrix FROM apps WHERE id = 'com.example.older'") { row in
             try row.step() ? row.int64(0) : -1
         }

@@ -111,6 +111,35 @@ class StoreTestCase: XCTestCase, RunsOnPostgreSQL {
         return try XCTUnwrap(try openDatabase() as? PostgreSQLConnection)
     }
 
+    /// A database on the engine under test as an older pushgate left it: migrated up to
+    /// `version` only, with `rows` (SQL in the engine's own spelling) run on it, then migrated
+    /// the rest of the way. Returns the migrations that last step applied, and a raw connection
+    /// to look at the result with.
+    func databaseMigrated(
+        past version: Int, after rows: (SQLEngine) -> String
+    ) throws -> (applied: [String], database: any SQLConnection) {
+        if let configuration = postgreSQLConfiguration {
+            // The migrations up to `version` from a directory of their own, then all of them.
+            let older = directory.appendingPathComponent("migrations-\(version)")
+            try FileManager.default.createDirectory(at: older, withIntermediateDirectories: true)
+            for migration in try Migrator.migrations(in: Self.postgreSQLDirectory) where migration.version <= version {
+                try FileManager.default.copyItem(
+                    at: Self.postgreSQLDirectory.appendingPathComponent(migration.fileName),
+                    to: older.appendingPathComponent(migration.fileName))
+            }
+            let store = PostgreSQLStore(configuration: configuration)
+            _ = try store.migrate(directory: older)
+            let connection = try PostgreSQLConnection(configuration: configuration)
+            try connection.execute(rows(.postgresql))
+            return (try store.migrate(directory: Self.postgreSQLDirectory), connection)
+        }
+        let sqlite = try openSQLiteDatabase()
+        let all = try Migration.builtIn(for: .sqlite)
+        try Migrator.migrate(database: sqlite, migrations: all.filter { $0.version <= version })
+        try sqlite.execute(rows(.sqlite))
+        return (try Migrator.migrate(database: sqlite, migrations: all), sqlite)
+    }
+
     /// A raw SQLite connection, for the tests of SQLite's machinery.
     func openSQLiteDatabase() throws -> Database {
         try Database(path: databasePath)
