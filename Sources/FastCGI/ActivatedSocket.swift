@@ -64,7 +64,9 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
         if number == 0 { return nil }
         guard number == 1 else {
             throw .activationRefused(
-                reason: "LISTEN_FDS passes \(number) descriptors; serve listens on one socket (one ListenStream= in pushgate.socket)")
+                reason:
+                    "LISTEN_FDS passes \(number) descriptors; serve listens on one socket (one ListenStream= in pushgate.socket)"
+            )
         }
         return firstDescriptor
     }
@@ -78,10 +80,12 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
             return getsockopt(descriptor, SOL_SOCKET, option, &value, &length) == 0 ? value : nil
         }
         guard let type = option(SO_TYPE) else {
-            throw .activationRefused(reason: "descriptor \(descriptor) is not a socket (\(String(cString: strerror(errno))))")
+            throw .activationRefused(
+                reason: "descriptor \(descriptor) is not a socket (\(String(cString: strerror(errno))))")
         }
         guard type == Int32(SOCK_STREAM.rawValue) else {
-            throw .activationRefused(reason: "descriptor \(descriptor) is not a stream socket (ListenStream= in the socket unit)")
+            throw .activationRefused(
+                reason: "descriptor \(descriptor) is not a stream socket (ListenStream= in the socket unit)")
         }
         guard option(SO_ACCEPTCONN) == 1 else {
             throw .activationRefused(reason: "descriptor \(descriptor) is a socket nobody listens on")
@@ -114,7 +118,8 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
             _ = withUnsafeMutablePointer(to: &local) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             }
-            address = "[\(AddressText.of(family: AF_INET6, local.sin6_addr) ?? "?")]:\(UInt16(bigEndian: local.sin6_port))"
+            address =
+                "[\(AddressText.of(family: AF_INET6, local.sin6_addr) ?? "?")]:\(UInt16(bigEndian: local.sin6_port))"
         default:
             throw .activationRefused(reason: "descriptor \(descriptor) is neither a Unix nor a TCP socket")
         }

@@ -18,7 +18,8 @@ public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
     public let listing: String
 
     /// 127.0.0.0/8: the default, what a listener on a loopback address can only be reached from.
-    public static let loopback = FastCGIClients(ranges: [Range(network: 0x7F00_0000, mask: 0xFF00_0000)], listing: "127.0.0.0/8")
+    public static let loopback = FastCGIClients(
+        ranges: [Range(network: 0x7F00_0000, mask: 0xFF00_0000)], listing: "127.0.0.0/8")
 
     private init(ranges: [Range], listing: String) {
         self.ranges = ranges
@@ -66,7 +67,9 @@ public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
         var peer = peer
         if peer.sin6_family == sa_family_t(AF_INET) {
             return withUnsafePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
+                }
             }
         }
         guard peer.sin6_family == sa_family_t(AF_INET6) else { return nil }

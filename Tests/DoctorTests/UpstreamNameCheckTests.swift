@@ -18,7 +18,8 @@ final class UpstreamNameCheckTests: XCTestCase {
             .appendingPathComponent("PushCryptoTests/Fixtures/service-account.json")
         let json = try String(contentsOf: file, encoding: .utf8)
             .replacingOccurrences(of: "https://127.0.0.1/token", with: "https://oauth2.googleapis.com/token")
-        return RegisteredApp(id: AppID("com.example.android")!, credentials: .fcmServiceAccount(json: json, projectID: "p"))
+        return RegisteredApp(
+            id: AppID("com.example.android")!, credentials: .fcmServiceAccount(json: json, projectID: "p"))
     }
 
     func testNamesAreThoseOfTheRegisteredAppsPlatformsEachOnce() throws {
@@ -42,7 +43,10 @@ final class UpstreamNameCheckTests: XCTestCase {
         let findings = UpstreamNameCheck(upstreams: check.upstreams, resolves: { $0 == "api.push.apple.com" }).run()
         XCTAssertEqual(findings.map(\.verdict), [.ok, .warning])
         XCTAssertEqual(findings.first?.message, "these names resolve: api.push.apple.com")
-        XCTAssertTrue(findings.last?.message.hasPrefix("cannot resolve api.sandbox.push.apple.com (the APNs sandbox, PUSHGATE_APNS_SANDBOX_URL)") ?? false, "\(findings)")
+        XCTAssertTrue(
+            findings.last?.message.hasPrefix(
+                "cannot resolve api.sandbox.push.apple.com (the APNs sandbox, PUSHGATE_APNS_SANDBOX_URL)") ?? false,
+            "\(findings)")
         XCTAssertFalse(findings.hasProblem, "DNS may be down for a while: a warning")
         XCTAssertEqual(
             UpstreamNameCheck(upstreams: check.upstreams, resolves: { _ in true }).run().map(\.verdict), [.ok])

@@ -44,10 +44,14 @@ final class ActivatedSocketTests: XCTestCase {
     }
 
     func testMoreThanOneDescriptorOrNoNumberIsRefused() {
-        XCTAssertThrowsError(try ActivatedSocket.passedDescriptor(["LISTEN_FDS": "2", "LISTEN_PID": "42"], processID: 42)) {
+        XCTAssertThrowsError(
+            try ActivatedSocket.passedDescriptor(["LISTEN_FDS": "2", "LISTEN_PID": "42"], processID: 42)
+        ) {
             XCTAssertTrue("\($0)".contains("passes 2 descriptors"), "\($0)")
         }
-        XCTAssertThrowsError(try ActivatedSocket.passedDescriptor(["LISTEN_FDS": "one", "LISTEN_PID": "42"], processID: 42)) {
+        XCTAssertThrowsError(
+            try ActivatedSocket.passedDescriptor(["LISTEN_FDS": "one", "LISTEN_PID": "42"], processID: 42)
+        ) {
             XCTAssertTrue("\($0)".contains("LISTEN_FDS is one"), "\($0)")
         }
     }
@@ -77,7 +81,9 @@ final class ActivatedSocketTests: XCTestCase {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         XCTAssertEqual(bound, 0)
         XCTAssertEqual(listen(descriptor, 16), 0)
@@ -94,7 +100,9 @@ final class ActivatedSocketTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("nobody listens on"), "\($0)")
         }
         unlink(socketPath)
-        XCTAssertThrowsError(try ActivatedSocket.inspect(try unixSocket(type: Int32(SOCK_DGRAM.rawValue), listening: false), name: nil)) {
+        XCTAssertThrowsError(
+            try ActivatedSocket.inspect(try unixSocket(type: Int32(SOCK_DGRAM.rawValue), listening: false), name: nil)
+        ) {
             XCTAssertTrue("\($0)".contains("not a stream socket"), "\($0)")
         }
         var pipeEnds: [Int32] = [0, 0]
@@ -122,7 +130,8 @@ final class ActivatedSocketTests: XCTestCase {
         let before = try RawFastCGIConnection(path: socketPath)
         XCTAssertTrue(try before.request(id: 1, path: "/first", keepConnection: false).hasPrefix("Status: 200"))
         first.stop()
-        XCTAssertEqual(try SocketFile.occupant(of: socketPath), .liveSocket, "the socket file went, or stopped listening")
+        XCTAssertEqual(
+            try SocketFile.occupant(of: socketPath), .liveSocket, "the socket file went, or stopped listening")
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/unused.sock"))
 
         let between = try RawFastCGIConnection(path: socketPath)

@@ -44,7 +44,8 @@ final class MatrixVolumeIntegrationTests: MockUpstreamsTestCase {
         // A hundred thousand of them, the same; a thousand are pushed.
         let flood = try pushgate.client.post(
             "/_matrix/push/v1/notify", contentType: "application/json",
-            body: #"{"notification": {"devices": ["# + Array(repeating: "{}", count: 100_000).joined(separator: ",") + "]}}")
+            body: #"{"notification": {"devices": ["# + Array(repeating: "{}", count: 100_000).joined(separator: ",")
+                + "]}}")
         XCTAssertEqual(flood.status, 400, flood.text)
         XCTAssertEqual(apns.requests.count, 0)
         let thousand = try pushgate.client.post(
@@ -73,7 +74,8 @@ final class MatrixVolumeIntegrationTests: MockUpstreamsTestCase {
         let pbxHex = String(repeating: "7c", count: 32)
         let send = try client.post(
             "/pnm2/send", contentType: "application/json",
-            body: #"{"DeviceToken": "\#(pbxHex)", "AppId": "\#(Self.pbxApp)", "verb": "NotifyGenericTextMessage", "Message": "call"}"#,
+            body:
+                #"{"DeviceToken": "\#(pbxHex)", "AppId": "\#(Self.pbxApp)", "verb": "NotifyGenericTextMessage", "Message": "call"}"#,
             headers: ["Authorization": "Bearer \(key)"])
         let returnedBeforeTheSend = notifies.returned
         XCTAssertEqual(send.status, 200, send.text)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import PushTesting
 import XCTest
@@ -58,7 +58,9 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
             for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw PushgateInstance.Failure("bind \(path): errno \(errno)") }
         chmod(path, 0o666)
@@ -70,7 +72,8 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(added.status, 0, added.stderr)
         let key = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let encodedToken = Self.base64Token.replacingOccurrences(of: "=", with: "%3D")
-        let report = "/token/?selector=\(Self.selector)&token_msgs=\(Self.fcmToken)&appid_msgs=\(Self.app)&password=\(Self.password)"
+        let report =
+            "/token/?selector=\(Self.selector)&token_msgs=\(Self.fcmToken)&appid_msgs=\(Self.app)&password=\(Self.password)"
 
         // Answered by serve: a report with a password in the query, a path-style report, a
         // Beams client id in the path, a push with a valid and one with a wrong sender key.
@@ -103,7 +106,8 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(limited.filter { $0 != 429 && $0 != 200 }, [], "\(limited)")
         // A body over nginx's limit (2 MiB here), tokens in the query.
         let large = try pushgate.client.post(
-            report, contentType: "application/x-www-form-urlencoded", body: Array(repeating: UInt8(ascii: "x"), count: 3 << 20))
+            report, contentType: "application/x-www-form-urlencoded",
+            body: Array(repeating: UInt8(ascii: "x"), count: 3 << 20))
         XCTAssertEqual(large.status, 413, large.text)
 
         // pushgate unreachable: no socket file (nginx logs it at crit), then a socket file
@@ -116,7 +120,8 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertEqual(try pushgate.client.get(report).status, 502)
         XCTAssertEqual(
             try pushgate.client.post(
-                "/pnm2/multisend", contentType: "application/json", body: "[null]", headers: ["Authorization": "Bearer \(key)"]
+                "/pnm2/multisend", contentType: "application/json", body: "[null]",
+                headers: ["Authorization": "Bearer \(key)"]
             ).status, 502)
 
         // The events happened, as the access log tells them without the query.
@@ -127,7 +132,8 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
 
         let logs = ["nginx error": pushgate.nginxErrorLog, "nginx access": access, "serve": pushgate.serveLog]
         let secrets = [
-            Self.selector, "4F3A9B0C1D2E3F405162738495A6B7C8", Self.fcmToken, "APA91bHsecretFloodToken", Self.base64Token,
+            Self.selector, "4F3A9B0C1D2E3F405162738495A6B7C8", Self.fcmToken, "APA91bHsecretFloodToken",
+            Self.base64Token,
             encodedToken, "ZXQtYXBucy10b2tlbi1mb3ItdGhl", Self.password, Self.clientID, key, Self.wrongKey,
         ]
         for (name, log) in logs {

@@ -56,7 +56,8 @@ final class SenderRateLimitIntegrationTests: XCTestCase, RunsOnPostgreSQL {
             switch wrong.status {
             case 429:
                 XCTAssertEqual(wrong.header("content-type"), "application/json", wrong.text)
-                XCTAssertEqual(wrong.text, "{\"code\": 429, \"response\": \"too many requests, slow down\", \"status\": 429}\n")
+                XCTAssertEqual(
+                    wrong.text, "{\"code\": 429, \"response\": \"too many requests, slow down\", \"status\": 429}\n")
                 refusedIDs.append(id)
             case 401: refusedByServeIDs.append(id)
             default: XCTFail("a wrong key: \(wrong.status) \(wrong.text)")
@@ -83,10 +84,22 @@ final class SenderRateLimitIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         let sendSide: [(method: String, path: String, address: String, says: String)] = [
             ("POST", "/pnm2/send", "203.0.113.11", "\"code\": 429"),
             ("POST", "/pnm2", "203.0.113.12", "\"code\": 429"),
-            ("POST", "/publish_api/v1/instances/some-app-key/publishes", "203.0.113.13", "\"error\": \"Too Many Requests\""),
-            ("DELETE", "/customer_api/v1/instances/some-app-key/users/alice", "203.0.113.14", "\"error\": \"Too Many Requests\""),
-            ("DELETE", "/user_api/v1/instances/some-app-key/users/alice", "203.0.113.15", "\"error\": \"Too Many Requests\""),
-            ("POST", "/push/topics/news", "203.0.113.16", "{\"response\": {\"error\": \"too many requests, slow down\"}}"),
+            (
+                "POST", "/publish_api/v1/instances/some-app-key/publishes", "203.0.113.13",
+                "\"error\": \"Too Many Requests\""
+            ),
+            (
+                "DELETE", "/customer_api/v1/instances/some-app-key/users/alice", "203.0.113.14",
+                "\"error\": \"Too Many Requests\""
+            ),
+            (
+                "DELETE", "/user_api/v1/instances/some-app-key/users/alice", "203.0.113.15",
+                "\"error\": \"Too Many Requests\""
+            ),
+            (
+                "POST", "/push/topics/news", "203.0.113.16",
+                "{\"response\": {\"error\": \"too many requests, slow down\"}}"
+            ),
             ("POST", "/api/push/events", "203.0.113.17", "{\"status\": \"too-many-requests\"}"),
             // One /64: the second address spends what the first left.
             ("POST", "/pnm2/send", "2001:db8:1:2::5", "\"code\": 429"),
@@ -98,7 +111,9 @@ final class SenderRateLimitIntegrationTests: XCTestCase, RunsOnPostgreSQL {
                 let address = location.address.hasPrefix("2001:") && n % 2 == 1 ? "2001:db8:1:2::6" : location.address
                 let response = try pushgate.client.request(
                     location.method, location.path,
-                    headers: ["Content-Type": "application/json", "Authorization": "Bearer wrong", "X-Forwarded-For": address],
+                    headers: [
+                        "Content-Type": "application/json", "Authorization": "Bearer wrong", "X-Forwarded-For": address,
+                    ],
                     body: Array("{}".utf8))
                 statuses.append(response.status)
                 if response.status == 429 { refusal = response.text }

@@ -3,7 +3,7 @@ import PushTesting
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What systemd does with `pushgate.socket`, for a test: binds the FastCGI socket once and
@@ -30,7 +30,9 @@ final class ServeSocketHolder {
             for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, listen(raw, 1024) == 0 else {
             let reason = String(cString: strerror(errno))

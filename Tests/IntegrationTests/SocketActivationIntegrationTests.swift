@@ -3,7 +3,7 @@ import PushTesting
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `pushgate serve` on the socket systemd passes (pushgate.socket): restarted again and again
@@ -59,7 +59,9 @@ final class SocketActivationIntegrationTests: XCTestCase {
 
     /// A Token Reporter GET from client `thread`, its `number`th: each thread its own selector.
     private static func report(thread: Int, number: Int) -> String {
-        let selector = String(repeating: "A", count: 32) + String(format: "%08X", thread) + ":" + String(format: "%08X", number % 4)
+        let selector =
+            String(repeating: "A", count: 32) + String(format: "%08X", thread) + ":"
+            + String(format: "%08X", number % 4)
         let token = Data("token-\(thread)-\(number)".utf8).base64EncodedString()
             .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         return "/token/?selector=\(selector)&token_msgs=\(token)&appid_msgs=com.cloudsoftphone.app"
@@ -72,7 +74,8 @@ final class SocketActivationIntegrationTests: XCTestCase {
         var logs: [URL] = []
         func startServe() throws {
             let log = pushgate.directory.appendingPathComponent("serve-\(logs.count).log")
-            pids.append(try holder.startServe(PushgateInstance.executable.path, environment: pushgate.environment, log: log))
+            pids.append(
+                try holder.startServe(PushgateInstance.executable.path, environment: pushgate.environment, log: log))
             logs.append(log)
         }
         func log(_ index: Int) -> String { (try? String(contentsOf: logs[index], encoding: .utf8)) ?? "" }
@@ -102,7 +105,8 @@ final class SocketActivationIntegrationTests: XCTestCase {
             }
             let status = ServeSocketHolder.stop(pids[restart - 1])
             XCTAssertTrue(
-                status & 0x7f == 0 && (status >> 8) & 0xff == 0, "serve #\(restart) exited with \(status):\n\(log(restart - 1))")
+                status & 0x7f == 0 && (status >> 8) & 0xff == 0,
+                "serve #\(restart) exited with \(status):\n\(log(restart - 1))")
             try startServe()
         }
         try waitUntil("the last serve answering reports") { reportsAnswered(Self.restarts) >= Self.reportsPerServe }
@@ -110,14 +114,20 @@ final class SocketActivationIntegrationTests: XCTestCase {
         XCTAssertEqual(load.wait(timeout: .now() + 120), .success, "the load did not end")
 
         let (sent, answered, failures) = tally.snapshot
-        print("socket activation: \(sent) requests, \(answered) answered 200, \(failures.count) failed, \(Self.restarts) restarts of serve")
+        print(
+            "socket activation: \(sent) requests, \(answered) answered 200, \(failures.count) failed, \(Self.restarts) restarts of serve"
+        )
         XCTAssertEqual(failures.count, 0, "failed requests, the first: \(failures.prefix(5))")
         XCTAssertEqual(answered, sent)
         XCTAssertEqual(Set(pids).count, Self.restarts + 1, "every restart started a new serve")
         for index in logs.indices {
             let text = log(index)
-            XCTAssertTrue(text.contains("passed by systemd, named pushgate.socket"), "serve #\(index + 1) made its own socket:\n\(text)")
-            XCTAssertTrue(text.contains("FastCGI server stopped") || index == Self.restarts, "serve #\(index + 1) did not drain:\n\(text)")
+            XCTAssertTrue(
+                text.contains("passed by systemd, named pushgate.socket"),
+                "serve #\(index + 1) made its own socket:\n\(text)")
+            XCTAssertTrue(
+                text.contains("FastCGI server stopped") || index == Self.restarts,
+                "serve #\(index + 1) did not drain:\n\(text)")
         }
         // Nobody removed the socket unit's file: it is still the one the holder bound.
         XCTAssertEqual(try socketOccupantIsLive(pushgate.socket), true)
@@ -167,7 +177,9 @@ final class SocketActivationIntegrationTests: XCTestCase {
             for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
         }
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         } == 0
     }
 

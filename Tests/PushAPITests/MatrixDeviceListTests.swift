@@ -7,7 +7,8 @@ import XCTest
 final class MatrixDeviceListTests: XCTestCase {
     private func body(devices: [String], spacing: String = "") -> [UInt8] {
         let list = devices.joined(separator: ",\(spacing)")
-        return Array(#"{"notification": {"event_id": "$e", "devices":\#(spacing)[\#(spacing)\#(list)\#(spacing)]}}"#.utf8)
+        return Array(
+            #"{"notification": {"event_id": "$e", "devices":\#(spacing)[\#(spacing)\#(list)\#(spacing)]}}"#.utf8)
     }
 
     func testCountsEachDeviceExactly() {

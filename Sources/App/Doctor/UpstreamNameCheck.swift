@@ -63,7 +63,8 @@ struct UpstreamNameCheck {
                     .warning(
                         "upstream",
                         "cannot resolve \(upstream.host) (\(upstream.purpose)): every push there fails until this "
-                            + "host resolves it; check its DNS (`pushgate doctor --online` also tries each app's credentials)"))
+                            + "host resolves it; check its DNS (`pushgate doctor --online` also tries each app's credentials)"
+                    ))
             }
         }
         if !resolved.isEmpty {
