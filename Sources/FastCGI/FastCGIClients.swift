@@ -1,4 +1,5 @@
 import Glibc
+import PushCore
 
 /// The hosts allowed to connect to `serve`'s FastCGI port (`PUSHGATE_FASTCGI_CLIENTS`): IPv4
 /// addresses or CIDR ranges of the nginx hosts. FastCGI has no authentication, and whoever
@@ -7,51 +8,35 @@ import Glibc
 /// closed before a byte of it is read. libfcgi's own `FCGI_WEB_SERVER_ADDRS` is the precedent.
 /// IPv4 only, as the listener is (libfcgi binds `HOST:PORT` over IPv4).
 public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
-    /// One address or range: its network and mask, host byte order.
-    struct Range: Sendable, Equatable {
-        let network: UInt32
-        let mask: UInt32
-    }
-
-    let ranges: [Range]
+    let addresses: AddressRanges
     /// As the operator wrote it.
     public let listing: String
 
     /// 127.0.0.0/8: the default, what a listener on a loopback address can only be reached from.
+    // A constant that parses.
+    // swiftlint:disable:next force_try
     public static let loopback = FastCGIClients(
-        ranges: [Range(network: 0x7F00_0000, mask: 0xFF00_0000)], listing: "127.0.0.0/8")
+        addresses: try! AddressRanges(listing: "127.0.0.0/8"), listing: "127.0.0.0/8")
 
-    private init(ranges: [Range], listing: String) {
-        self.ranges = ranges
+    private init(addresses: AddressRanges, listing: String) {
+        self.addresses = addresses
         self.listing = listing
     }
 
     /// Reads IPv4 addresses and CIDR ranges (`10.0.0.5`, `10.0.0.0/24`) separated by commas or
-    /// spaces; nil when an entry is neither or nothing is listed.
+    /// spaces; nil when an entry is neither (an IPv6 one included) or nothing is listed.
     public init?(listing: String) {
-        var ranges: [Range] = []
-        for piece in listing.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
-            let parts = piece.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            var address = in_addr()
-            guard inet_pton(AF_INET, String(parts[0]), &address) == 1 else { return nil }
-            var length = 32
-            if parts.count == 2 {
-                guard parts[1].count <= 2, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let bits = Int(parts[1]),
-                    (0...32).contains(bits)
-                else { return nil }
-                length = bits
-            }
-            let mask: UInt32 = length == 0 ? 0 : UInt32.max << UInt32(32 - length)
-            ranges.append(Range(network: UInt32(bigEndian: address.s_addr) & mask, mask: mask))
-        }
-        guard !ranges.isEmpty else { return nil }
-        self.ranges = ranges
-        self.listing = listing.trimmingSpaces
+        guard let addresses = try? AddressRanges(listing: listing),
+            addresses.ranges.allSatisfy({ $0.network.count == 4 })
+        else { return nil }
+        self.init(addresses: addresses, listing: listing.trimmingSpaces)
     }
 
     /// Whether a peer at this IPv4 address (host byte order) may speak FastCGI to `serve`.
     public func allows(_ address: UInt32) -> Bool {
-        ranges.contains { address & $0.mask == $0.network }
+        addresses.contains([
+            UInt8(address >> 24), UInt8(address >> 16 & 0xFF), UInt8(address >> 8 & 0xFF), UInt8(address & 0xFF),
+        ])
     }
 
     /// Whether a peer whose accepted address is `peer` may: only IPv4 peers are listed, an
@@ -80,7 +65,7 @@ public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether every listed address is a loopback one (127.0.0.0/8).
     public var isLoopbackOnly: Bool {
-        ranges.allSatisfy { $0.mask >= 0xFF00_0000 && $0.network >> 24 == 127 }
+        addresses.ranges.allSatisfy { $0.prefixLength >= 8 && $0.network[0] == 127 }
     }
 
     public var description: String { listing }
