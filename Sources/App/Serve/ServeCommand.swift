@@ -62,7 +62,7 @@ struct ServeCommand: ParsableCommand {
         // One router for every thread, over the one store; each thread counts its own requests
         // (its metric handles are its own, see RequestMetrics).
         let router = Routes.router(store: database.store, services: routeServices)
-        let threads = ThreadKinds(configuration)
+        let threads = ThreadKinds(server.configuration)
         try server.run(
             makeHandler: { index in
                 RequestMetrics(router: router, factory: metrics.factory, thread: threads.name(of: index))
@@ -73,19 +73,16 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// Which kind of thread a handler index is: the responder threads' come first, then each
-/// lane's (see `FastCGIServer.start`). The metrics of busy threads are labelled by it.
+/// lane's in the order the server's configuration lists them (see `FastCGIServer.start`), read
+/// from that configuration, not listed again. The metrics of busy threads are labelled by it.
 struct ThreadKinds {
     let responders: Int
-    /// The lanes in `ServeStartup.fastCGIConfiguration`'s order, with their threads.
     let lanes: [(name: String, threads: Int)]
 
-    init(_ configuration: Configuration) {
-        responders = configuration.threads
-        lanes = [
-            (RequestLane.upstream.name, configuration.upstreamLaneThreads),
-            (RequestLane.matrix.name, configuration.matrixLaneThreads),
-            (RequestLane.passwords.name, configuration.passwordCheckThreads),
-        ]
+    init(_ listening: FastCGIConfiguration) {
+        responders = max(1, listening.threadCount)
+        // As many threads as the server starts for each: at least one.
+        lanes = listening.lanes.map { ($0.lane.name, max(1, $0.threadCount)) }
     }
 
     func name(of index: Int) -> String {
