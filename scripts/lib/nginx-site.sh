@@ -27,59 +27,54 @@ nginx_sender_limits() {
     printf '%s\n%s\n' "$rate" "$burst"
 }
 
-# A line `ADDRESS 1;` per SENDER (an IP address or CIDR range; PUSHGATE_NGINX_SENDER_ADDRESSES,
-# commas or spaces between) in the template's `geo $pushgate_listed_sender` block: senders the
-# send side's rate limit never holds back. Only address characters are taken.
-nginx_sender_addresses_apply() {
-    local -n sender_site="$1"
-    local senders="${2//,/ }" lines="" address
-    for address in $senders; do
+# The lines BEFORE + ADDRESS + AFTER, one per ADDRESS of the words of LIST, each an IP address
+# or CIDR range: only address characters are taken, so nothing else reaches nginx's syntax.
+# Prints them; says which SETTING's entry is not one and returns 2.
+nginx_address_lines() {
+    local setting="$1" list="$2" before="$3" after="$4" address
+    for address in $list; do
         if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
-            echo "PUSHGATE_NGINX_SENDER_ADDRESSES: '$address' is not an IP address or CIDR range" >&2
+            echo "$setting: '$address' is not an IP address or CIDR range" >&2
             return 2
         fi
-        lines+="    $address 1;"$'\n'
+        printf '%s%s%s\n' "$before" "$address" "$after"
     done
+}
+
+# A line `ADDRESS 1;` per SENDER (an IP address or CIDR range; PUSHGATE_NGINX_SENDER_ADDRESSES,
+# commas or spaces between) in the template's `geo $pushgate_listed_sender` block: senders the
+# send side's rate limit never holds back.
+nginx_sender_addresses_apply() {
+    local -n sender_site="$1"
+    local lines
+    lines=$(nginx_address_lines PUSHGATE_NGINX_SENDER_ADDRESSES "${2//,/ }" "    " " 1;") || return
     [[ -n "$lines" ]] || return 0
     local marker="geo \$pushgate_listed_sender {"$'\n'"    default 0;"$'\n'
     [[ "$sender_site" == *"$marker"* ]] || { echo "the template has no listed senders' geo block" >&2; return 1; }
-    sender_site="${sender_site/"$marker"/$marker$lines}"
+    sender_site="${sender_site/"$marker"/$marker$lines$'\n'}"
 }
 
 # The Matrix location's `allow` lines: one per HOMESERVER (an IP address or CIDR range;
 # PUSHGATE_MATRIX_HOMESERVERS, commas or spaces between), in place of the template's loopback
-# lines. Empty: the template's loopback stays. Only address characters are taken.
+# lines. Empty: the template's loopback stays.
 nginx_matrix_homeservers_apply() {
     local -n matrix_site="$1"
-    local homeservers="${2//,/ }" lines="" address
-    for address in $homeservers; do
-        if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
-            echo "PUSHGATE_MATRIX_HOMESERVERS: '$address' is not an IP address or CIDR range" >&2
-            return 2
-        fi
-        lines+="        allow $address;"$'\n'
-    done
+    local lines
+    lines=$(nginx_address_lines PUSHGATE_MATRIX_HOMESERVERS "${2//,/ }" "        allow " ";") || return
     [[ -n "$lines" ]] || return 0
     local marker="        allow 127.0.0.0/8;"$'\n'"        allow ::1/128;"$'\n'
     [[ "$matrix_site" == *"$marker"* ]] || { echo "the template has no Matrix location's allow lines" >&2; return 1; }
-    matrix_site="${matrix_site/"$marker"/$lines}"
+    matrix_site="${matrix_site/"$marker"/$lines$'\n'}"
 }
 
-# An `allow` line per ADDRESS (an IP address or CIDR range; PUSHGATE_NGINX_OPERATOR_ADDRESSES)
-# after each of the operator pages' `allow ::1;`. Only address characters are taken, so
-# nothing else reaches nginx's syntax.
+# An `allow` line per ADDRESS (an IP address or CIDR range; PUSHGATE_NGINX_OPERATOR_ADDRESSES,
+# spaces between) after each of the operator pages' `allow ::1;`.
 nginx_operator_addresses_apply() {
     local -n site="$1"
-    local addresses="$2" lines="" address
-    for address in $addresses; do
-        if ! [[ "$address" =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]]; then
-            echo "PUSHGATE_NGINX_OPERATOR_ADDRESSES: '$address' is not an IP address or CIDR range" >&2
-            return 2
-        fi
-        lines+=$'\n'"        allow $address;"
-    done
+    local lines
+    lines=$(nginx_address_lines PUSHGATE_NGINX_OPERATOR_ADDRESSES "$2" "        allow " ";") || return
     [[ -n "$lines" ]] || return 0
-    site="${site//$'\n'"        allow ::1;"/$'\n'"        allow ::1;$lines"}"
+    site="${site//$'\n'"        allow ::1;"/$'\n'"        allow ::1;"$'\n'"$lines"}"
 }
 
 #   nginx_nodes_apply CONF_TEXT_VARIABLE FIRST_SERVER "NODE ..."
