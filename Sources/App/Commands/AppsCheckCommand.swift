@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PushCore
 import PushCrypto
+import PushDelivery
 
 extension AppsCommand {
     /// Proves an app's credentials against the real service (or whatever PUSHGATE_APNS_URL /
@@ -100,39 +101,33 @@ extension AppsCommand {
                 throw CommandFailure("the stored service account is unusable: \(error)")
             }
             let done = DispatchSemaphore(value: 0)
-            let outcome = ResultBox()
-            let refused = ResultBox()
+            let answer = AccessTokenAnswer()
             stack.accessTokens.accessToken(for: account) { result in
-                switch result {
-                case .success: outcome.set("", ok: true)
-                case .failure(let error):
-                    outcome.set("\(error)", ok: false)
-                    if case .refused = error { refused.set("", ok: true) }
-                }
+                answer.result = result
                 done.signal()
             }
             done.wait()
-            guard outcome.ok else {
+            switch answer.result {
+            case .success?:
+                break
+            case .failure(let error)?:
                 // Only an answer from Google is a refusal; no answer says nothing of the account.
+                if case .refused = error {
+                    throw CommandFailure("Google refused the service account \(account.clientEmail): \(error)")
+                }
                 throw CommandFailure(
-                    refused.ok
-                        ? "Google refused the service account \(account.clientEmail): \(outcome.text)"
-                        : "could not get an answer from Google's token endpoint for \(account.clientEmail) "
-                            + "(the account is not judged): \(outcome.text)")
+                    "could not get an answer from Google's token endpoint for \(account.clientEmail) "
+                        + "(the account is not judged): \(error)")
+            case nil:
+                throw CommandFailure("no answer for \(account.clientEmail)'s access token")
             }
             print("ok: got an FCM access token for \(account.clientEmail) (project \(projectID))")
         }
     }
 }
 
-/// A result handed from the transport's thread to the waiting command.
-private final class ResultBox: @unchecked Sendable {
+/// The access token's result, handed from the transport's thread to the waiting command.
+private final class AccessTokenAnswer: @unchecked Sendable {
     // Written once before the semaphore is signalled, read after it is waited on.
-    private(set) var text = ""
-    private(set) var ok = false
-
-    func set(_ text: String, ok: Bool) {
-        self.text = text
-        self.ok = ok
-    }
+    var result: Result<String, AccessTokenError>?
 }
