@@ -113,12 +113,16 @@ final class KeptConnectionTests: XCTestCase {
 /// requests in flight are answered: nginx would otherwise send its next request on a
 /// connection nobody reads while the drain lasts, and a POST written there gets no answer.
 final class StoppingWithKeptConnectionsTests: XCTestCase {
-    /// Echoes, but holds `/gated` until the test opens the gate.
+    /// Echoes, but holds `/gated` until the test opens the gate, saying when it holds one.
     struct GatedHandler: RequestHandler {
         let gate: DispatchSemaphore
+        let holding: DispatchSemaphore
 
         func handle(_ request: Request) -> Response {
-            if request.path == "/gated" { gate.wait() }
+            if request.path == "/gated" {
+                holding.signal()
+                gate.wait()
+            }
             return EchoHandler(thread: 0).handle(request)
         }
     }
@@ -127,9 +131,10 @@ final class StoppingWithKeptConnectionsTests: XCTestCase {
         let directory = try TemporaryDirectory()
         let socketPath = directory.path + "/pushgate.sock"
         let gate = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
         let server = FastCGIServer(
             configuration: FastCGIConfiguration(socketPath: socketPath, threadCount: 2, drainTimeoutSeconds: 30))
-        try server.start(makeHandler: { _ in GatedHandler(gate: gate) }, logger: Logger(label: "test"))
+        try server.start(makeHandler: { _ in GatedHandler(gate: gate, holding: holding) }, logger: Logger(label: "test"))
         defer { server.stop() }
 
         let idle = try RawFastCGIConnection(path: socketPath)
@@ -142,6 +147,9 @@ final class StoppingWithKeptConnectionsTests: XCTestCase {
             reply = (try? inFlight.request(id: 1, path: "/gated", keepConnection: true)) ?? "no answer"
             answered.signal()
         }
+        // Stopping must begin while the request is in the handler: begun before serve had read
+        // it, its connection would still be idle and rightly closed unanswered.
+        XCTAssertEqual(holding.wait(timeout: .now() + 60), .success, "the held request never reached the handler")
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             server.stop()
