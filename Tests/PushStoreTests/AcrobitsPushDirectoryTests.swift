@@ -38,4 +38,16 @@ final class AcrobitsPushDirectoryTests: StoreTestCase {
         XCTAssertTrue(try store.pruneDevice(id: msgsID, deadSince: nil))
         XCTAssertEqual(Set(try store.accountDevices(selector: "alice").keys), [.calls])
     }
+
+    func testAnAccountsDevicesCarryTheirSandbox() throws {
+        let store = try makeStore()
+        try store.saveAccountTokens(
+            selector: "alice", username: nil,
+            tokens: [Fixture.channelToken(.calls, seed: 1), Fixture.channelToken(.msgs, seed: 2)])
+        let callsID = try XCTUnwrap(try store.accountDevices(selector: "alice")[.calls]?.id)
+        try store.setSandbox(true, deviceID: callsID)
+        let devices = try store.accountDevices(selector: "alice")
+        XCTAssertEqual(devices[.calls]?.sandbox, true)
+        XCTAssertEqual(devices[.msgs]?.sandbox, .some(nil))
+    }
 }

@@ -9,7 +9,9 @@ extension SQLStore {
         }
     }
 
+    // One statement, a consistent snapshot of its own: no read transaction, whose BEGIN and
+    // COMMIT are two more round trips on PostgreSQL.
     public func accountDevices(selector: String) throws -> [AcrobitsChannel: AddressedDevice] {
-        try read { try AcrobitsPushTable.accountDevices(selector: selector, in: $0) }
+        try withDatabase { try AcrobitsLinkQuery.links(selector: selector, in: $0) }.addressedDevices(selector: selector)
     }
 }
