@@ -51,7 +51,7 @@ enum Routes {
             endpoints: services.configuration.webPushEndpoints, isP256Point: P256PublicPoint.isValid)
         let gate = NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling)
         let reporter = TokenReporter(
-            apps: store, accounts: store, directory: store, gate: gate, stored: services.storedReports,
+            apps: store, accounts: store, gate: gate, stored: services.storedReports,
             subscriptions: subscriptions)
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(

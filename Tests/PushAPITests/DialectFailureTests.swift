@@ -18,6 +18,9 @@ final class DialectFailureTests: XCTestCase {
         func senderKeys() throws -> [SenderKey] { throw Self.away }
         func revokeSenderKey(name: String) throws -> Bool { throw Self.away }
         func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws { throw Self.away }
+        func saveAccountTokens(
+            selector: String, username: String?, tokens: [ChannelToken], admittingNewDevices: () throws -> Void
+        ) throws { throw Self.away }
         func removeAccount(selector: String) throws -> Int { throw Self.away }
     }
 

@@ -122,7 +122,8 @@ final class AcrobitsAccountTests: StoreTestCase {
 
         now.withLock { $0 = start + day - 60 }  // the next day's first second
         try store.saveAccountTokens(selector: "alice", username: "a", tokens: tokens)
-        XCTAssertEqual(try rowWrites(in: database), ["devices UPDATE", "devices UPDATE"], "the links stay as they were")
+        XCTAssertEqual(
+            try rowWrites(in: database), ["devices UPDATE", "devices UPDATE"], "the links stay as they were")
         XCTAssertEqual(try store.devices().map(\.updatedAt), [start + day - 60, start + day - 60])
         XCTAssertEqual(try store.devices().map(\.createdAt), [start, start])
         XCTAssertEqual(try linkTime(selector: "alice"), start)
@@ -321,6 +322,40 @@ final class AcrobitsAccountTests: StoreTestCase {
             ["stored": threadCount * reportsPerThread - refusedCount, "refused failed": refusedCount])
         XCTAssertEqual(
             try count("acrobits_accounts", in: database), Int64(threadCount * reportsPerThread - refusedCount))
+    }
+
+    /// The Token Reporter's new-device gate is asked before a report that may create a
+    /// device (a new channel, or a channel moving to another device), and only then; its
+    /// refusal writes nothing.
+    func testTheNewDeviceGateIsAskedOnlyBeforeAReportThatMayCreateADevice() throws {
+        let store = try makeStore()
+        var asked = 0
+        func save(_ tokens: [ChannelToken], username: String? = nil) throws {
+            try store.saveAccountTokens(
+                selector: "alice", username: username, tokens: tokens, admittingNewDevices: { asked += 1 })
+        }
+        let calls = Fixture.channelToken(.calls, seed: 1)
+        try save([calls, Fixture.channelToken(.msgs, seed: 2)])
+        XCTAssertEqual(asked, 1, "a new account")
+        try save([calls, Fixture.channelToken(.msgs, seed: 2)])
+        XCTAssertEqual(asked, 1, "a repeat")
+        try save([calls], username: "alice@example.com")
+        var respelled = calls
+        respelled.reportedToken = calls.token.hex
+        try save([respelled])
+        XCTAssertEqual(asked, 1, "a new username, a new spelling: the same devices")
+        XCTAssertEqual(try store.devices().first?.reportedToken, calls.token.hex)
+        try save([calls, Fixture.channelToken(.msgs, seed: 3)])
+        XCTAssertEqual(asked, 2, "a channel's new token")
+
+        struct Refused: Error {}
+        XCTAssertThrowsError(
+            try store.saveAccountTokens(
+                selector: "alice", username: nil, tokens: [Fixture.channelToken(.calls, seed: 4)],
+                admittingNewDevices: { throw Refused() })
+        ) { XCTAssertTrue($0 is Refused) }
+        XCTAssertEqual(try store.accountDevices(selector: "alice")[.calls]?.token, Fixture.apnsToken(1))
+        XCTAssertEqual(try store.devices().map(\.token), [Fixture.apnsToken(1), Fixture.apnsToken(3)])
     }
 
     func testNoTokensIsANoOp() throws {

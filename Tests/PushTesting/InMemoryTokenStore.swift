@@ -56,6 +56,20 @@ public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
         }
     }
 
+    public func saveAccountTokens(
+        selector: String, username: String?, tokens: [ChannelToken], admittingNewDevices: () throws -> Void
+    ) throws {
+        guard !tokens.isEmpty else { return }
+        let keepsDevices = lock.withLock {
+            tokens.allSatisfy { token in
+                guard let link = links["\(selector)\u{0}\(token.channel.rawValue)"] else { return false }
+                return stored.contains { $0.id == link.deviceID && $0.appID == token.appID && $0.token == token.token }
+            }
+        }
+        if !keepsDevices { try admittingNewDevices() }
+        try saveAccountTokens(selector: selector, username: username, tokens: tokens)
+    }
+
     public func removeAccount(selector: String) throws -> Int {
         lock.withLock {
             writeCount += 1

@@ -8,7 +8,6 @@ public struct TokenReporter: DialectHandler {
     private let apps: any AppCatalog
     private let accounts: any AcrobitsAccountStore
     private let subscriptions: WebPushSubscriptionCheck
-    private let directory: (any AcrobitsPushDirectory)?
     private let gate: NewDeviceGate
     private let stored: StoredReports
 
@@ -17,20 +16,17 @@ public struct TokenReporter: DialectHandler {
     public static let pathStylePrefix = "/pushToken"
 
     /// - Parameters:
-    ///   - directory: reads an account's stored tokens, to tell a report this process has not
-    ///     stored before from a new account (nil: every such report counts as new).
     ///   - gate: the new devices each client address may create and each app may have
     ///     (shared by every dialect).
     ///   - stored: the reports this process stored lately (see `StoredReports`).
     ///   - subscriptions: what a web app's token, a browser's push subscription, must be to be
     ///     stored (its endpoint on the allow-list, its keys usable).
     public init(
-        apps: any AppCatalog, accounts: any AcrobitsAccountStore, directory: (any AcrobitsPushDirectory)? = nil,
-        gate: NewDeviceGate = .open, stored: StoredReports = StoredReports(), subscriptions: WebPushSubscriptionCheck
+        apps: any AppCatalog, accounts: any AcrobitsAccountStore, gate: NewDeviceGate = .open,
+        stored: StoredReports = StoredReports(), subscriptions: WebPushSubscriptionCheck
     ) {
         self.apps = apps
         self.accounts = accounts
-        self.directory = directory
         self.gate = gate
         self.stored = stored
         self.subscriptions = subscriptions
@@ -82,41 +78,32 @@ public struct TokenReporter: DialectHandler {
             return .emptyOK
         }
         // Not seen here: a new account or token, or an account's first report since `serve`
-        // started. Only what the store does not hold yet counts against the quota.
-        if try isStored(report) {
-            try save(report)
-        } else {
-            let ticket: NewDeviceGate.Ticket
-            do {
-                ticket = try gate.admit(
-                    address: request.remoteAddress, apps: report.tokens.map(\.appID), alreadyStored: { false })
-            } catch let refusal as NewDeviceGate.Refusal {
-                throw ReporterError.newDeviceRefused(refusal)
-            }
-            do {
-                try save(report)
-            } catch {
-                gate.nothingCreated(ticket)
-                throw error
-            }
-            gate.created(ticket)
+        // started. Only what the store does not hold yet counts against the quota: the store
+        // asks the gate before it writes a report that may create a device, from the same
+        // read of the account that tells it whether the report changes anything.
+        var ticket: NewDeviceGate.Ticket?
+        do {
+            try accounts.saveAccountTokens(
+                selector: report.selector, username: report.username, tokens: report.tokens,
+                admittingNewDevices: {
+                    do {
+                        ticket = try gate.admit(
+                            address: request.remoteAddress, apps: report.tokens.map(\.appID), alreadyStored: { false })
+                    } catch let refusal as NewDeviceGate.Refusal {
+                        throw ReporterError.newDeviceRefused(refusal)
+                    }
+                })
+        } catch {
+            if let ticket { gate.nothingCreated(ticket) }
+            throw error
         }
+        if let ticket { gate.created(ticket) }
         stored.insert(digest)
         return .emptyOK
     }
 
     private func save(_ report: Report) throws {
         try accounts.saveAccountTokens(selector: report.selector, username: report.username, tokens: report.tokens)
-    }
-
-    /// Whether the account's channels already hold the report's tokens (one read of its links).
-    private func isStored(_ report: Report) throws -> Bool {
-        guard let directory else { return false }
-        let devices = try directory.accountDevices(selector: report.selector)
-        return report.tokens.allSatisfy { token in
-            guard let device = devices[token.channel] else { return false }
-            return device.appID == token.appID && device.token == token.token
-        }
     }
 
     struct Report: Equatable {

@@ -28,6 +28,13 @@ public protocol AcrobitsAccountStore: Sendable {
     /// for (app, token) when new), replacing the channel's previous token. Devices no owner
     /// links to any more are deleted. A nil `username` keeps the one known before.
     func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws
+    /// `saveAccountTokens(selector:username:tokens:)`, first calling `admittingNewDevices` when
+    /// the report may create a device (a channel of it is new, or links to another device
+    /// now); when that throws, nothing is written. One read of the account's links answers
+    /// both this and whether the report changes anything at all.
+    func saveAccountTokens(
+        selector: String, username: String?, tokens: [ChannelToken], admittingNewDevices: () throws -> Void
+    ) throws
     /// Forgets every token of `selector`; returns how many channel links were removed.
     func removeAccount(selector: String) throws -> Int
 }

@@ -2,13 +2,6 @@ import PushCore
 
 /// The SQL of `acrobits_accounts`: which device each (selector, channel) pushes to.
 enum AcrobitsAccountTable {
-    // With each link, its device as the report compares it: whether it is the reported app
-    // and token, and whether the report changes it (`DeviceTable.reportChanges`).
-    private static let linksSQL = """
-        SELECT a.channel, a.device_id, a.username, d.app_id, d.token, d.reported_token, d.updated_at
-        FROM acrobits_accounts AS a JOIN devices AS d ON d.id = a.device_id
-        WHERE a.selector = ?
-        """
     private static let upsertSQL = """
         INSERT INTO acrobits_accounts (selector, channel, username, device_id, updated_at)
         VALUES (?1, ?2, ?3, ?4, ?5)
@@ -82,46 +75,6 @@ enum AcrobitsAccountTable {
         }
     }
 
-    /// What each channel of `selector` links to now.
-    static func links(selector: String, in database: some SQLConnection) throws -> AcrobitsLinks {
-        try database.withStatement(linksSQL) { row in
-            try row.bind(selector, at: 1)
-            var links = AcrobitsLinks()
-            while try row.step() {
-                links[try channel(row, column: 0, selector: selector)] = AcrobitsLink(
-                    deviceID: row.int64(1), username: row.string(2),
-                    device: LinkedDevice(
-                        appID: row.string(3) ?? "", token: row.blob(4) ?? [], reportedToken: row.string(5),
-                        updatedAt: row.int64(6)))
-            }
-            return links
-        }
-    }
-
-    /// Whether `report` would write nothing (see `SQLStore.writeReportStatements`): each of its
-    /// channels links to the device of its token already, under the same username (or none
-    /// given), and that device has recorded the same spelling today.
-    static func reportChangesNothing(_ report: AccountReport, in database: some SQLConnection) throws -> Bool {
-        // The links' columns compared where the engine keeps them: this is the common report,
-        // and `links` makes a `String` of every column.
-        try database.withStatement(linksSQL) { row in
-            try row.bind(report.selector, at: 1)
-            var unchanged = 0
-            while try row.step() {
-                let channel = try channel(row, column: 0, selector: report.selector)
-                guard let token = report.tokens.first(where: { $0.channel == channel }) else { continue }
-                let same =
-                    row.text(3, is: token.appID.rawValue) && row.blob(4, is: token.token.bytes)
-                    && (report.username.map { row.text(2, is: $0) } ?? true)
-                    && row.text(5, is: token.reportedToken)
-                    && DeviceTable.recordedToday(row.int64(6), now: report.now)
-                guard same else { return false }
-                unchanged += 1
-            }
-            return unchanged == report.tokens.count
-        }
-    }
-
     /// Links (selector, channel) to `deviceID`, replacing what it linked to.
     static func link(
         selector: String, channel: AcrobitsChannel, username: String?, deviceID: Int64, now: Int64,
@@ -169,70 +122,11 @@ enum AcrobitsAccountTable {
             while try row.step() {
                 let selector = row.string(1) ?? ""
                 let owner = DeviceOwner.acrobitsAccount(
-                    selector: selector, channel: try channel(row, column: 2, selector: selector),
+                    selector: selector, channel: try row.acrobitsChannel(2, selector: selector),
                     username: row.string(3))
                 owners[row.int64(0), default: []].append(owner)
             }
             return owners
         }
-    }
-
-    private static func channel(_ row: some SQLRow, column: Int32, selector: String) throws -> AcrobitsChannel {
-        if let channel = AcrobitsChannel.allCases.first(where: { row.text(column, is: $0.rawValue) }) { return channel }
-        let raw = row.string(column)
-        guard let channel = raw.flatMap(AcrobitsChannel.init(rawValue:)) else {
-            throw StoredValueError(
-                table: "acrobits_accounts", column: "channel", value: raw ?? "NULL", rowKey: selector)
-        }
-        return channel
-    }
-}
-
-/// An account's links by channel. Two channels: two slots, where a dictionary allocated a
-/// table and hashed the channel on every report.
-struct AcrobitsLinks {
-    private var calls: AcrobitsLink?
-    private var msgs: AcrobitsLink?
-
-    subscript(channel: AcrobitsChannel) -> AcrobitsLink? {
-        get {
-            switch channel {
-            case .calls: calls
-            case .msgs: msgs
-            }
-        }
-        set {
-            switch channel {
-            case .calls: calls = newValue
-            case .msgs: msgs = newValue
-            }
-        }
-    }
-
-    /// Links `channel` to `link`, giving back what it linked to before.
-    mutating func updateValue(_ link: AcrobitsLink, forKey channel: AcrobitsChannel) -> AcrobitsLink? {
-        defer { self[channel] = link }
-        return self[channel]
-    }
-}
-
-/// One channel's link as stored: the device it pushes to and the username last reported,
-/// and that device's row as the link was read (nil for a link the report itself wrote).
-struct AcrobitsLink: Equatable {
-    var deviceID: Int64
-    var username: String?
-    var device: LinkedDevice? = nil
-}
-
-/// What a report compares of the device a channel links to.
-struct LinkedDevice: Equatable {
-    var appID: String
-    var token: [UInt8]
-    var reportedToken: String?
-    var updatedAt: Int64
-
-    /// Whether the device is (app, token)'s.
-    func isDevice(of token: ChannelToken) -> Bool {
-        appID == token.appID.rawValue && self.token == token.token.bytes
     }
 }

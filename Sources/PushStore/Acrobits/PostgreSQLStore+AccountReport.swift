@@ -30,7 +30,15 @@ extension PostgreSQLStore {
     /// as ownerless (a link another transaction is adding then either waits or is seen). A
     /// device inserted or deleted by another transaction meanwhile is a unique or foreign key
     /// violation, and the report runs again.
-    func writeReport(_ report: AccountReport) throws {
+    ///
+    /// The account's links are read here only for the new-device gate: the schema's functions
+    /// decide the rest on the server, in the report's one round trip.
+    func writeReport(_ report: AccountReport, admittingNewDevices: (() throws -> Void)?) throws {
+        if let admittingNewDevices,
+            try withDatabase({ try AcrobitsLinkQuery.standing(of: report, in: $0) }) == .changesDevices
+        {
+            try admittingNewDevices()
+        }
         try reportBatcher.submit(report) { batch in saveReports(batch) }
     }
 

@@ -16,7 +16,19 @@ extension SQLStore {
     // regression of 2026-11-28 in docs/performance.md).
     public func saveAccountTokens(selector: String, username: String?, tokens: [ChannelToken]) throws {
         guard !tokens.isEmpty else { return }
-        try writeReport(AccountReport(selector: selector, username: username, tokens: tokens, now: clock()))
+        try writeReport(
+            AccountReport(selector: selector, username: username, tokens: tokens, now: clock()),
+            admittingNewDevices: nil)
+    }
+
+    public func saveAccountTokens(
+        selector: String, username: String?, tokens: [ChannelToken], admittingNewDevices: () throws -> Void
+    ) throws {
+        guard !tokens.isEmpty else { return }
+        let report = AccountReport(selector: selector, username: username, tokens: tokens, now: clock())
+        try withoutActuallyEscaping(admittingNewDevices) { admit in
+            try writeReport(report, admittingNewDevices: admit)
+        }
     }
 
     /// The report's statements in one write transaction: SQLite's way (`writeReport`). The
@@ -24,7 +36,7 @@ extension SQLStore {
     func writeReportStatements(_ report: AccountReport) throws {
         let (selector, username, tokens, now) = (report.selector, report.username, report.tokens, report.now)
         try write { database in
-            var links = try AcrobitsAccountTable.links(selector: selector, in: database)
+            var links = try AcrobitsLinkQuery.links(selector: selector, in: database)
             var replaced: [Int64] = []
             var recorded: [Int64: (spelling: String?, at: Int64)] = [:]
             for token in tokens {
@@ -34,7 +46,8 @@ extension SQLStore {
                     // A device this report wrote already (both channels on it): compared with that.
                     let stored = recorded[deviceID] ?? (device.reportedToken, device.updatedAt)
                     if DeviceTable.reportChanges(
-                        storedSpelling: stored.spelling, storedAt: stored.at, reportedToken: token.reportedToken, now: now)
+                        storedSpelling: stored.spelling, storedAt: stored.at, reportedToken: token.reportedToken,
+                        now: now)
                     {
                         try DeviceTable.recordReport(
                             ofDevice: deviceID, reportedToken: token.reportedToken, now: now, in: database)

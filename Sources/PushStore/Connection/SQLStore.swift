@@ -28,8 +28,10 @@ protocol SQLStore: AnyObject, Sendable {
     /// engine's fastest way: SQLite in Swift through its group-commit writer
     /// (`writeReportStatements`), PostgreSQL through its schema's report functions, batched
     /// with the node's other reports of the moment. The two must agree:
-    /// TokenReporterScenarioTests holds both to one table.
-    func writeReport(_ report: AccountReport) throws
+    /// TokenReporterScenarioTests holds both to one table. `admittingNewDevices`, when given,
+    /// is called before anything is written if the report may create a device
+    /// (`ReportStanding.changesDevices`); its throw writes nothing.
+    func writeReport(_ report: AccountReport, admittingNewDevices: (() throws -> Void)?) throws
 }
 
 extension SQLiteStore: SQLStore, PushgateStore {
@@ -37,9 +39,12 @@ extension SQLiteStore: SQLStore, PushgateStore {
     /// registration refresh): seen so on a reader, it is answered without the writer, whose
     /// queue and wake-ups cost such a report more than the statement itself. One select in
     /// autocommit is a consistent snapshot; a report that changes something is decided again
-    /// inside the write transaction.
-    func writeReport(_ report: AccountReport) throws {
-        if try withDatabase({ try AcrobitsAccountTable.reportChangesNothing(report, in: $0) }) { return }
+    /// inside the write transaction. The same select tells a report that may create a device,
+    /// for the new-device gate: the account's links are read once before the write.
+    func writeReport(_ report: AccountReport, admittingNewDevices: (() throws -> Void)?) throws {
+        let standing = try withDatabase { try AcrobitsLinkQuery.standing(of: report, in: $0) }
+        if standing == .changesNothing { return }
+        if standing == .changesDevices { try admittingNewDevices?() }
         try writeReportStatements(report)
     }
 
