@@ -90,6 +90,25 @@ final class MatrixGatewayTests: XCTestCase {
         XCTAssertTrue(upstream.sent.isEmpty)
     }
 
+    /// The apps and the subscription the notify read go out with its pushes, so that delivery
+    /// reads neither again.
+    func testEachPushCarriesItsAppAndAWebPushOneItsSubscription() throws {
+        let auth = [UInt8](repeating: 9, count: 16)
+        let endpoint = "https://fcm.googleapis.com/fcm/send/x"
+        let web =
+            #"{"app_id": "im.example.web", "pushkey": "\#(Base64.encodeURLSafe(Self.p256dh))", "data": {"endpoint": "\#(endpoint)", "auth": "\#(Base64.encodeURLSafe(auth))"}}"#
+        XCTAssertEqual(String(decoding: notify(ios + ", " + web).body, as: UTF8.self), #"{"rejected":[]}"#)
+        XCTAssertEqual(
+            upstream.sent.map(\.app),
+            [try store.app(id: AppID("im.example.ios")!), try store.app(id: AppID("im.example.web")!)])
+        XCTAssertNil(upstream.sent[0].subscription)
+        let subscription = try XCTUnwrap(upstream.sent[1].subscription)
+        XCTAssertEqual(subscription.endpoint.url, endpoint)
+        XCTAssertEqual(subscription.p256dh, Self.p256dh)
+        XCTAssertEqual(subscription.auth, auth)
+        XCTAssertEqual(upstream.sent[1].token, subscription.token)
+    }
+
     func testOnlyListedHomeserversMayCall() {
         XCTAssertEqual(notify(ios, from: "10.1.2.3").status, 200)
         let refused = notify(ios, from: "192.0.2.7")

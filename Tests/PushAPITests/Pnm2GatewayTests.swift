@@ -157,6 +157,29 @@ final class Pnm2GatewayTests: XCTestCase {
         XCTAssertEqual(notification.token, token)
     }
 
+    /// The app the send looked up and the subscription it read go out with the push, so that
+    /// delivery reads neither again; a token from the store carries no subscription.
+    func testEachPushCarriesItsAppAndAWebPushOneItsSubscription() throws {
+        let web = RegisteredApp(
+            id: AppID("com.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "-", subject: "mailto:a@b"))
+        try store.addApp(web, replacing: false)
+        let p256dh = [UInt8(4)] + [UInt8](repeating: 7, count: 64)
+        let auth = [UInt8](repeating: 9, count: 16)
+        let json =
+            #"{"endpoint":"https://fcm.googleapis.com/fcm/send/x","keys":{"p256dh":"\#(Base64.encodeURLSafe(p256dh))","auth":"\#(Base64.encodeURLSafe(auth))"}}"#
+        XCTAssertEqual(send(generic(Base64.encode(Array(json.utf8)), app: "com.example.web")).status, 200)
+        let push = try XCTUnwrap(deliverer.batches.last?.first)
+        XCTAssertEqual(push.app, web)
+        let subscription = try XCTUnwrap(push.subscription)
+        XCTAssertEqual(subscription.endpoint.url, "https://fcm.googleapis.com/fcm/send/x")
+        XCTAssertEqual(push.token, subscription.token)
+        XCTAssertNotNil(push.web)
+
+        XCTAssertEqual(send(generic(apnsHex)).status, 200)
+        XCTAssertEqual(deliverer.batches.last?.first?.app, try store.app(id: AppID("com.example.app")!))
+        XCTAssertNil(deliverer.batches.last?.first?.subscription)
+    }
+
     func testFCMTokensAndTheDataMessage() throws {
         let raw = "dXk:APA91bTest-token_1"
         let body = #"{"verb": "NotifyTextMessage", "AppId": "com.example.android", "DeviceToken": "\#(raw)", "Selector": "S1", "Badge": 4, "UserName": "bob", "Message": "hi", "Id": 17}"#

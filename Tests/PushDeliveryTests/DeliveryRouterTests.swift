@@ -71,6 +71,26 @@ final class DeliveryRouterTests: XCTestCase {
         XCTAssertTrue(reason.hasPrefix("app catalog unavailable"), reason)
     }
 
+    /// The app a dialect found travels with its push: the router sends with it (here an app
+    /// the catalog does not even hold) and reads the catalog only for pushes that name an id.
+    func testAnAppThePushCarriesIsNotLookedUpAgain() {
+        let catalog = CountingCatalog(store)
+        router = makeRouter(catalog: catalog)
+        transport.preload("apns.test", status: 200, headers: [HTTPHeader("apns-id", "a1")])
+        let carried = PushCore.Notification(
+            app: Fixtures.apnsTokenApp(id: "com.example.carried"), token: Fixtures.apnsToken,
+            apns: Fixtures.apnsPush().apns)
+
+        XCTAssertEqual(router.deliver([carried, carried]), [.delivered(id: "a1"), .delivered(id: "a1")])
+        XCTAssertEqual(awaitResult { done in router.submit(carried, completion: done) }, .delivered(id: "a1"))
+        XCTAssertEqual(catalog.appsRead, [], "no push was looked up")
+
+        XCTAssertEqual(
+            router.deliver([Fixtures.apnsPush(), carried, Fixtures.apnsPush()]),
+            [.delivered(id: "a1"), .delivered(id: "a1"), .delivered(id: "a1")])
+        XCTAssertEqual(catalog.appsRead, [AppID("com.example.voip")!], "once for the batch's pushes that name it")
+    }
+
     func testSubmitAnswersAsynchronously() {
         transport.preload("apns.test", status: 200, headers: [HTTPHeader("apns-id", "x")])
         XCTAssertEqual(awaitResult { done in router.submit(Fixtures.apnsPush(), completion: done) }, .delivered(id: "x"))

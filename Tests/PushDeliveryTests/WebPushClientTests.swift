@@ -32,14 +32,19 @@ final class WebPushClientTests: XCTestCase {
     }
 
     private func token(endpoint: String? = nil) throws -> DeviceToken {
-        let json = #"{"endpoint":"\#(endpoint ?? self.endpoint)","keys":{"p256dh":"\#(Base64URL.encode(subscriber.publicKey))","auth":"\#(Base64URL.encode(auth))"}}"#
-        return try XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8))).token
+        try subscription(endpoint: endpoint).token
     }
 
-    private func push(_ message: WebPushMessage? = WebPushMessage(payload: Array(#"{"title":"Hi"}"#.utf8), ttl: 600))
-        throws -> PushCore.Notification
-    {
-        PushCore.Notification(appID: AppID("web.example")!, token: try token(), web: message)
+    private func subscription(endpoint: String? = nil) throws -> WebPushSubscription {
+        let json =
+            #"{"endpoint":"\#(endpoint ?? self.endpoint)","keys":{"p256dh":"\#(Base64URL.encode(subscriber.publicKey))","auth":"\#(Base64URL.encode(auth))"}}"#
+        return try XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8)))
+    }
+
+    private static let hi = WebPushMessage(payload: Array(#"{"title":"Hi"}"#.utf8), ttl: 600)
+
+    private func push(_ message: WebPushMessage? = hi, token: DeviceToken? = nil) throws -> PushCore.Notification {
+        PushCore.Notification(appID: AppID("web.example")!, token: try token ?? self.token(), web: message)
     }
 
     private func send(_ notification: PushCore.Notification, app: RegisteredApp? = nil) throws -> DeliveryResult? {
@@ -86,15 +91,13 @@ final class WebPushClientTests: XCTestCase {
         guard case .rejected(413, let reason)? = try send(push(tooLarge)) else { return XCTFail("expected 413") }
         XCTAssertTrue(reason.hasPrefix("PayloadTooLarge: 3994 bytes"), reason)
 
-        var elsewhere = try push()
-        elsewhere.token = try token(endpoint: "https://evil.test/push")
+        let elsewhere = try push(token: token(endpoint: "https://evil.test/push"))
         guard case .rejected(400, let refusal)? = try send(elsewhere) else { return XCTFail("expected a refusal") }
         XCTAssertTrue(refusal.hasPrefix("EndpointRefused: push endpoint https://evil.test"), refusal)
 
         XCTAssertEqual(
             try send(push(nil)), .rejected(status: 400, reason: "MissingPayload: the push has no Web Push message"))
-        var notASubscription = try push()
-        notASubscription.token = DeviceToken(bytes: Array("fcm-token".utf8))
+        let notASubscription = try push(token: DeviceToken(bytes: Array("fcm-token".utf8)))
         XCTAssertEqual(
             try send(notASubscription),
             .rejected(status: 400, reason: "BadRequest: the token is not a Web Push subscription"))
@@ -111,12 +114,31 @@ final class WebPushClientTests: XCTestCase {
         var point = subscriber.publicKey
         point[64] ^= 1
         let json = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(Base64URL.encode(point))","auth":"\#(Base64URL.encode(auth))"}}"#
-        var notification = try push()
-        notification.token = try XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8))).token
+        let notification = try push(token: XCTUnwrap(WebPushSubscription.parse(json: Array(json.utf8))).token)
         guard case .deadToken(let reason, nil)? = try send(notification) else { return XCTFail("expected dead") }
         XCTAssertTrue(reason.hasPrefix("BadSubscription: "), reason)
         XCTAssertEqual(UpstreamReasonLabel.bounded(reason), "BadSubscription")
         XCTAssertTrue(transport.requests.isEmpty)
+    }
+
+    /// A dialect's reading of the subscription spares the client its own, and skips none of
+    /// its checks: an endpoint off the allow-list is refused however the push came.
+    func testASubscriptionThePushCarriesIsSentToAndChecked() throws {
+        transport.preload("push.test", status: 201)
+        let carried = PushCore.Notification(app: try app(), subscription: try subscription(), web: Self.hi)
+        XCTAssertEqual(carried.token, try token())
+        XCTAssertEqual(try send(carried), .delivered(id: nil))
+        let request = try XCTUnwrap(transport.requests.first)
+        XCTAssertEqual(request.url, endpoint)
+        XCTAssertEqual(
+            try WebPushEncryption.decrypt(request.body, receiverKeys: subscriber, authSecret: auth), Self.hi.payload)
+        XCTAssertNotNil(request.addressCheck?.refusal("10.1.2.3", 443), "the connected address is still checked")
+
+        let elsewhere = PushCore.Notification(
+            app: try app(), subscription: try subscription(endpoint: "https://evil.test/push"), web: Self.hi)
+        guard case .rejected(400, let refusal)? = try send(elsewhere) else { return XCTFail("expected a refusal") }
+        XCTAssertTrue(refusal.hasPrefix("EndpointRefused: push endpoint https://evil.test"), refusal)
+        XCTAssertEqual(transport.requests.count, 1, "nothing sent to the refused endpoint")
     }
 
     func testTheConnectedAddressIsChecked() throws {

@@ -56,7 +56,7 @@ extension AppsCommand {
 
         private func checkAPNs(_ app: RegisteredApp, stack: DeliveryStack) throws {
             let probe = Notification(
-                appID: app.id, token: Self.probeToken,
+                app: app, token: Self.probeToken,
                 apns: APNsMessage(payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: .background, priority: 5))
             let result = stack.router.deliver([probe])[0]
             switch result {

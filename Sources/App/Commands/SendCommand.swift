@@ -47,7 +47,7 @@ struct SendCommand: ParsableCommand {
         }
         let deviceToken = try Self.parseToken(token, platform: registered.platform)
         let (apns, fcm, web) = try message()
-        var notification = Notification(appID: appID, token: deviceToken, sandbox: sandbox ? true : nil)
+        var notification = Notification(app: registered, token: deviceToken, sandbox: sandbox ? true : nil)
         switch registered.platform {
         case .apns: notification.apns = try controls.applied(to: apns, app: registered)
         case .fcm: notification.fcm = try controls.applied(to: fcm, app: registered)

@@ -4,7 +4,8 @@ import PushCore
 /// What a notify does for each of its devices, decided before anything is sent: reject its
 /// pushkey now (no such app, an app not open to Matrix, a malformed pushkey or default payload), send nothing (nothing
 /// to show, a push service not allowed), or push. The apps and the stored devices are read
-/// once for the whole notify.
+/// once for the whole notify; each push carries its app (and a Web Push one its subscription),
+/// so that delivery reads neither again.
 struct MatrixDispatchPlan: Sendable {
     enum Step: Sendable, Equatable {
         case reject(MatrixRejection)
@@ -42,24 +43,23 @@ struct MatrixDispatchPlan: Sendable {
                 continue
             }
             let defaultPayload: [String: JSONValue]
-            let token: DeviceToken
-            switch (device.defaultPayload, MatrixPushkey.token(device, platform: app.platform)) {
+            var push: Notification
+            switch (device.defaultPayload, MatrixPushkey.push(to: device, app: app)) {
             case (.failure(let rejection), _), (_, .failure(let rejection)):
                 logger.info("notify for \(app.id): pushkey rejected: \(rejection)")
                 steps.append(.reject(rejection))
                 continue
-            case (.success(let payload), .success(let parsed)):
+            case (.success(let payload), .success(let addressed)):
                 defaultPayload = payload
-                token = parsed
+                push = addressed
             }
-            var push = Notification(appID: app.id, token: token)
             switch app.platform {
             case .apns:
                 push.apns = MatrixAPNsPayload.message(notification, defaultPayload: defaultPayload, app: app)
             case .fcm:
                 push.fcm = MatrixFCMPayload.message(notification, defaultPayload: defaultPayload)
             case .web:
-                if let subscription = WebPushSubscription(token: token) {
+                if let subscription = push.subscription {
                     if let refusal = webPushSubscriptions.endpoints.refusal(of: subscription.endpoint) {
                         // As Sygnal's allowed_endpoints: dropped, the pushkey not rejected.
                         logger.warning("notify for \(app.id) not sent: \(refusal)")
@@ -81,7 +81,7 @@ struct MatrixDispatchPlan: Sendable {
             }
             steps.append(.push(batch.count))
             batch.append(push)
-            lookups.append((app.id, token))
+            lookups.append((app.id, push.token))
         }
         // The stored devices, so that a dead pushkey prunes the device it was stored as.
         for (index, device) in try directory.storedDevices(lookups).enumerated() {

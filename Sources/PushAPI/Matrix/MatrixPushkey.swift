@@ -24,22 +24,41 @@ enum MatrixPushkey {
             }
             return .success(token)
         case .web:
-            guard let endpointText = device.data?["endpoint"]?.stringValue,
-                let authText = device.data?["auth"]?.stringValue
-            else {
-                return .failure(.malformedPushkey("a Web Push pusher needs data.endpoint and data.auth"))
-            }
-            guard let endpoint = WebPushEndpoint(endpointText) else {
-                return .failure(.malformedPushkey("data.endpoint is not an https URL"))
-            }
-            guard let p256dh = Base64.decode(pushkey), let auth = Base64.decode(authText),
-                let subscription = WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth)
-            else {
-                return .failure(
-                    .malformedPushkey("the pushkey is not a subscription's p256dh key, or data.auth not its auth secret"))
-            }
-            return .success(subscription.token)
+            return subscription(device).map(\.token)
         }
+    }
+
+    /// The push the pushkey addresses, to `app`, with no message yet. A Web Push one carries
+    /// the subscription read here, so that nothing parses its token again.
+    static func push(
+        to device: MatrixNotification.Device, app: RegisteredApp
+    ) -> Result<Notification, MatrixRejection> {
+        switch app.platform {
+        case .apns, .fcm:
+            return token(device, platform: app.platform).map { Notification(app: app, token: $0) }
+        case .web:
+            return subscription(device).map { Notification(app: app, subscription: $0) }
+        }
+    }
+
+    private static func subscription(
+        _ device: MatrixNotification.Device
+    ) -> Result<WebPushSubscription, MatrixRejection> {
+        guard let endpointText = device.data?["endpoint"]?.stringValue,
+            let authText = device.data?["auth"]?.stringValue
+        else {
+            return .failure(.malformedPushkey("a Web Push pusher needs data.endpoint and data.auth"))
+        }
+        guard let endpoint = WebPushEndpoint(endpointText) else {
+            return .failure(.malformedPushkey("data.endpoint is not an https URL"))
+        }
+        guard let p256dh = Base64.decode(device.pushkey), let auth = Base64.decode(authText),
+            let subscription = WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth)
+        else {
+            return .failure(
+                .malformedPushkey("the pushkey is not a subscription's p256dh key, or data.auth not its auth secret"))
+        }
+        return .success(subscription)
     }
 
     private static func isHex(_ text: String) -> Bool {

@@ -6,6 +6,9 @@ import PushCore
 struct Pnm2Addressing {
     struct Target: Equatable {
         var token: DeviceToken
+        /// The token as the Web Push subscription it was read and checked as; nil for another
+        /// platform's token and for a stored one.
+        var subscription: WebPushSubscription?
         /// Nil when the store does not know the token: nothing to prune.
         var device: AddressedDevice?
     }
@@ -18,7 +21,7 @@ struct Pnm2Addressing {
     func targets(_ pushes: [(push: Pnm2Push, app: RegisteredApp)]) throws -> [Result<Target, Pnm2Reply>] {
         var results: [Result<Target, Pnm2Reply>] = []
         results.reserveCapacity(pushes.count)
-        var lookups: [(index: Int, appID: AppID, token: DeviceToken)] = []
+        var lookups: [(index: Int, appID: AppID, token: DeviceToken, subscription: WebPushSubscription?)] = []
         for (index, (push, app)) in pushes.enumerated() {
             guard let text = push.deviceToken else {
                 results.append(try accountTarget(push))
@@ -32,12 +35,13 @@ struct Pnm2Addressing {
                 results.append(.failure(.badObject(detail)))
                 continue
             }
-            results.append(.success(Target(token: token, device: nil)))
-            lookups.append((index, push.appID, token))
+            results.append(.success(Target(token: token, subscription: read.subscription, device: nil)))
+            lookups.append((index, push.appID, token, read.subscription))
         }
         let devices = try directory.storedDevices(lookups.map { ($0.appID, $0.token) })
         for (lookup, device) in zip(lookups, devices) {
-            results[lookup.index] = .success(Target(token: lookup.token, device: device))
+            results[lookup.index] = .success(
+                Target(token: lookup.token, subscription: lookup.subscription, device: device))
         }
         return results
     }
@@ -50,6 +54,6 @@ struct Pnm2Addressing {
             return .failure(
                 .badObject("DeviceToken is required: no token of AppId \(push.appID) is stored for this Selector"))
         }
-        return .success(Target(token: device.token, device: device))
+        return .success(Target(token: device.token, subscription: nil, device: device))
     }
 }

@@ -4,8 +4,12 @@ import PushCore
 /// `verb` and `Selector`, so the app knows what to do and for which account.
 enum Pnm2Payload {
     static func notification(_ push: Pnm2Push, app: RegisteredApp, target: Pnm2Addressing.Target) -> Notification {
-        var notification = Notification(
-            appID: app.id, token: target.token, deviceID: target.device?.id, sandbox: target.device?.sandbox)
+        // The app and the subscription travel with the push: delivery reads neither again.
+        var notification =
+            target.subscription.map {
+                Notification(app: app, subscription: $0, deviceID: target.device?.id, sandbox: target.device?.sandbox)
+            }
+            ?? Notification(app: app, token: target.token, deviceID: target.device?.id, sandbox: target.device?.sandbox)
         switch app.platform {
         case .apns: notification.apns = apns(push, app: app)
         case .fcm: notification.fcm = fcm(push)

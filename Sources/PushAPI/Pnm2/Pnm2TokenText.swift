@@ -4,18 +4,19 @@ import PushCore
 /// received (what SIPIS databases hold), or hex for APNs, or an FCM token as Google issued it.
 enum Pnm2TokenText {
     /// Nil when `text` is no token of `platform`, or a Web Push subscription `subscriptions`
-    /// refuses (`refusal` then says why).
+    /// refuses (`refusal` then says why). A Web Push token comes with the subscription it was
+    /// read as, so that delivery does not read it again.
     static func token(
         _ text: String, platform: Platform, subscriptions: WebPushSubscriptionCheck
-    ) -> (token: DeviceToken?, refusal: String?) {
+    ) -> (token: DeviceToken?, subscription: WebPushSubscription?, refusal: String?) {
         if platform == .web {
             switch subscriptions.subscription(fromBase64: text) {
-            case .success(let subscription): return (subscription.token, nil)
-            case .failure(.notASubscription): return (nil, nil)
-            case .failure(.refused(let reason)): return (nil, reason)
+            case .success(let subscription): return (subscription.token, subscription, nil)
+            case .failure(.notASubscription): return (nil, nil, nil)
+            case .failure(.refused(let reason)): return (nil, nil, reason)
             }
         }
-        return (token(text, platform: platform), nil)
+        return (token(text, platform: platform), nil, nil)
     }
 
     private static func token(_ text: String, platform: Platform) -> DeviceToken? {

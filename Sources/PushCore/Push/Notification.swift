@@ -78,8 +78,14 @@ public struct WebPushMessage: Sendable, Equatable {
 /// One push to one device. A dialect fills in the half (or both) for the platforms it can
 /// reach; the deliverer of the device's platform uses its own half.
 public struct Notification: Sendable, Equatable {
-    public var appID: AppID
-    public var token: DeviceToken
+    public let appID: AppID
+    public let token: DeviceToken
+    /// The app `appID` names, when the dialect already found it: delivery sends with it and
+    /// does not look it up again. Nil (a push replayed from the outbox): delivery looks it up.
+    public let app: RegisteredApp?
+    /// `token` as the Web Push subscription the dialect already read and checked it as, so
+    /// that delivery does not parse it again. Nil: delivery reads the token itself.
+    public let subscription: WebPushSubscription?
     /// The stored device, when the push was addressed through the store: a dead token prunes it.
     public var deviceID: Int64?
     /// Nil: the device's or app's default environment.
@@ -88,12 +94,45 @@ public struct Notification: Sendable, Equatable {
     public var fcm: FCMMessage?
     public var web: WebPushMessage?
 
+    /// A push that names its app and token only: delivery looks both up.
     public init(
         appID: AppID, token: DeviceToken, deviceID: Int64? = nil, sandbox: Bool? = nil, apns: APNsMessage? = nil,
         fcm: FCMMessage? = nil, web: WebPushMessage? = nil
     ) {
+        self.init(
+            appID: appID, app: nil, token: token, subscription: nil, deviceID: deviceID, sandbox: sandbox, apns: apns,
+            fcm: fcm, web: web)
+    }
+
+    /// A push to an app the dialect found in the catalog.
+    public init(
+        app: RegisteredApp, token: DeviceToken, deviceID: Int64? = nil, sandbox: Bool? = nil, apns: APNsMessage? = nil,
+        fcm: FCMMessage? = nil, web: WebPushMessage? = nil
+    ) {
+        self.init(
+            appID: app.id, app: app, token: token, subscription: nil, deviceID: deviceID, sandbox: sandbox, apns: apns,
+            fcm: fcm, web: web)
+    }
+
+    /// A Web Push to a subscription the dialect read: the token is the subscription's, so the
+    /// two cannot disagree.
+    public init(
+        app: RegisteredApp, subscription: WebPushSubscription, deviceID: Int64? = nil, sandbox: Bool? = nil,
+        web: WebPushMessage? = nil
+    ) {
+        self.init(
+            appID: app.id, app: app, token: subscription.token, subscription: subscription, deviceID: deviceID,
+            sandbox: sandbox, apns: nil, fcm: nil, web: web)
+    }
+
+    private init(
+        appID: AppID, app: RegisteredApp?, token: DeviceToken, subscription: WebPushSubscription?, deviceID: Int64?,
+        sandbox: Bool?, apns: APNsMessage?, fcm: FCMMessage?, web: WebPushMessage?
+    ) {
         self.appID = appID
+        self.app = app
         self.token = token
+        self.subscription = subscription
         self.deviceID = deviceID
         self.sandbox = sandbox
         self.apns = apns

@@ -35,7 +35,7 @@ public struct CountingDeliverer: Deliverer {
 
     private func count(_ batch: [Notification], _ results: [DeliveryResult]) {
         for (notification, result) in zip(batch, results) {
-            let provider = providers.of(notification.appID)
+            let provider = providers.of(notification)
             metrics.countPush(provider: provider, dialect: dialect, result: PushResultLabel(result))
             if case .deadToken(let reason, _) = result { metrics.countDeadToken(provider: provider, reason: reason) }
         }

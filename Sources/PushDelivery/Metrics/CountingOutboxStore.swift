@@ -17,7 +17,7 @@ public struct CountingOutboxStore: OutboxStore {
     public func complete(_ outcomes: [(delivery: OutboxDelivery, outcome: OutboxOutcome)], now: Int64) throws {
         try inner.complete(outcomes, now: now)
         for (delivery, outcome) in outcomes {
-            let provider = providers.of(delivery.notification.appID)
+            let provider = providers.of(delivery.notification)
             metrics.countPush(
                 provider: provider, dialect: Self.dialect(delivery.source), result: PushResultLabel(outcome))
             if case .deadToken(let reason, _) = outcome { metrics.countDeadToken(provider: provider, reason: reason) }

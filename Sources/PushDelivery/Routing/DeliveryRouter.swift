@@ -1,8 +1,8 @@
 import Logging
 import PushCore
 
-/// The `Deliverer` the rest of pushgate uses: looks up each push's app, hands it to the client
-/// of the app's platform, runs the whole batch concurrently over the one transport, and answers
+/// The `Deliverer` the rest of pushgate uses: takes each push's app (the one it carries, or
+/// the catalog's), hands it to the client of the app's platform, runs the whole batch concurrently over the one transport, and answers
 /// the results in the batch's order. Create one per process: it owns the credential cache and
 /// shares the token caches it is given.
 public final class DeliveryRouter: Deliverer {
@@ -67,17 +67,24 @@ public final class DeliveryRouter: Deliverer {
 
     /// Hands every push of `batch` to its client; each result goes to `collector` at its index.
     private func send(_ batch: [PushCore.Notification], into collector: OrderedCollector<DeliveryResult>) {
-        let apps = lookUpApps(Set(batch.map(\.appID)))
+        let apps = lookUpApps(Set(batch.lazy.filter { $0.app == nil }.map(\.appID)))
         for (index, notification) in batch.enumerated() {
-            send(notification, app: apps[notification.appID] ?? .failure(.unknown)) { collector.set(index, $0) }
+            send(notification, app: app(of: notification, among: apps)) { collector.set(index, $0) }
         }
     }
 
     /// The fire-and-forget form for the outbox: returns at once, `completion` runs once, maybe
     /// on the transport's thread.
     public func submit(_ notification: PushCore.Notification, completion: @escaping @Sendable (DeliveryResult) -> Void) {
-        let apps = lookUpApps([notification.appID])
-        send(notification, app: apps[notification.appID] ?? .failure(.unknown), completion: completion)
+        let apps = notification.app == nil ? lookUpApps([notification.appID]) : [:]
+        send(notification, app: app(of: notification, among: apps), completion: completion)
+    }
+
+    /// The app a dialect already found wins: looking it up again would only repeat its read.
+    private func app(
+        of notification: PushCore.Notification, among apps: [AppID: Result<RegisteredApp, AppLookupFailure>]
+    ) -> Result<RegisteredApp, AppLookupFailure> {
+        notification.app.map { .success($0) } ?? apps[notification.appID] ?? .failure(.unknown)
     }
 
     private func send(

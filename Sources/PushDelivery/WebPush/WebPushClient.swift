@@ -45,7 +45,8 @@ public final class WebPushClient: PlatformDeliverer {
         guard let message = notification.web else {
             return completion(.rejected(status: 400, reason: "MissingPayload: the push has no Web Push message"))
         }
-        guard let subscription = WebPushSubscription(token: notification.token) else {
+        // The dialect's reading when it made one; a push from the outbox carries only its token.
+        guard let subscription = notification.subscription ?? WebPushSubscription(token: notification.token) else {
             return completion(.rejected(status: 400, reason: "BadRequest: the token is not a Web Push subscription"))
         }
         guard message.payload.count <= WebPushMessage.maximumPayloadLength else {
