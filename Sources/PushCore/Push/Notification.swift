@@ -80,12 +80,16 @@ public struct WebPushMessage: Sendable, Equatable {
 public struct Notification: Sendable, Equatable {
     public let appID: AppID
     public let token: DeviceToken
+    /// What the dialect already found, behind one reference: a push is copied at every step
+    /// of a fan-out of thousands, and the app and subscription inline would make each copy
+    /// several times larger, pushes that carry neither included.
+    private let found: FoundTarget?
     /// The app `appID` names, when the dialect already found it: delivery sends with it and
     /// does not look it up again. Nil (a push replayed from the outbox): delivery looks it up.
-    public let app: RegisteredApp?
+    public var app: RegisteredApp? { found?.app }
     /// `token` as the Web Push subscription the dialect already read and checked it as, so
     /// that delivery does not parse it again. Nil: delivery reads the token itself.
-    public let subscription: WebPushSubscription?
+    public var subscription: WebPushSubscription? { found?.subscription }
     /// The stored device, when the push was addressed through the store: a dead token prunes it.
     public var deviceID: Int64?
     /// Nil: the device's or app's default environment.
@@ -130,9 +134,8 @@ public struct Notification: Sendable, Equatable {
         sandbox: Bool?, apns: APNsMessage?, fcm: FCMMessage?, web: WebPushMessage?
     ) {
         self.appID = appID
-        self.app = app
+        self.found = app.map { FoundTarget(app: $0, subscription: subscription) }
         self.token = token
-        self.subscription = subscription
         self.deviceID = deviceID
         self.sandbox = sandbox
         self.apns = apns
