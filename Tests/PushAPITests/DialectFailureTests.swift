@@ -40,6 +40,7 @@ final class DialectFailureTests: XCTestCase {
             response.logNote = failure.detail
             return response
         }
+        func methodNotAllowed(_ method: String, allowed: [String]) -> Response { .text(405, "shape: \(method)") }
     }
 
     struct Refusal: DialectError {

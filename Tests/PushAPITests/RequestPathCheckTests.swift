@@ -101,5 +101,6 @@ final class RequestPathCheckTests: XCTestCase {
         func badPath(_ reason: String) -> Response { .text(400, "\(name): \(reason)") }
         func bodyTooLarge(bytes: Int, limit: Int) -> Response { .text(413, name) }
         func failure(_ failure: ServiceFailure) -> Response { .text(failure.status, failure.message) }
+        func methodNotAllowed(_ method: String, allowed: [String]) -> Response { .text(405, name) }
     }
 }

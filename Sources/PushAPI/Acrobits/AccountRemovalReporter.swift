@@ -18,7 +18,7 @@ public struct AccountRemovalReporter: DialectHandler {
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        try ReporterPath.checkMethodAndSize(request)
+        try ReporterPath.checkSize(request)
         let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
         let account = try AccountFields(parameters)
         _ = try accounts.removeAccount(selector: account.selector)

@@ -15,4 +15,9 @@ struct ReporterErrors: ErrorRenderer {
     func failure(_ failure: ServiceFailure) -> Response {
         ReporterError.failure(failure)
     }
+
+    /// Every reporter route serves GET and POST, which the refusal names itself.
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        ReporterError.methodNotAllowed(method).response
+    }
 }

@@ -10,23 +10,27 @@ enum ReporterPath {
     /// shapes is refused in the reporters' shape.
     static func routes(prefix: String, tokenStyle: String? = nil, _ handler: any DialectHandler) -> [Router.Route] {
         var routes: [Router.Route] = [
-            .init(prefix + "/?", handler),
-            .init(prefix + "/{username}/?", handler),
-            .init(prefix + "/{path...}", unknownPath),
+            .init(prefix + "/?", handler, methods: methods),
+            .init(prefix + "/{username}/?", handler, methods: methods),
+            .init(prefix + "/{path...}", unknownPath, methods: methods),
         ]
         if let tokenStyle {
             routes += [
-                .init(tokenStyle + "/{username}/{selector}/{token...}", handler, opaqueTail: true),
-                .init(tokenStyle + "/{path...}", unknownPath),
+                .init(tokenStyle + "/{username}/{selector}/{token...}", handler, opaqueTail: true, methods: methods),
+                .init(tokenStyle + "/{path...}", unknownPath, methods: methods),
             ]
         }
         return routes
     }
 
+    /// What every report may use, on every route of the reporters, an unknown path's too: a
+    /// wrong method is refused before anything else whatever the path.
+    static let methods = ["GET", "POST"]
+
     /// A path of none of the reporters' shapes (`/token/a/b`): refused after the checks every
     /// report gets first.
     static let unknownPath = UnknownPath(errors: ReporterErrors()) { request in
-        try checkMethodAndSize(request)
+        try checkSize(request)
         throw ReporterError.unknownPath(request.path)
     }
 
@@ -52,9 +56,9 @@ enum ReporterPath {
         return values
     }
 
-    /// The method and size every report is checked for first, whatever its path.
-    static func checkMethodAndSize(_ request: Request) throws(ReporterError) {
-        guard request.method == "GET" || request.method == "POST" else { throw .methodNotAllowed(request.method) }
+    /// The size every report is checked for first, whatever its path (after its method, which
+    /// the router checks: see `methods`).
+    static func checkSize(_ request: Request) throws(ReporterError) {
         guard request.body.count <= TokenReporter.bodyLimit else { throw .bodyTooLarge(limit: TokenReporter.bodyLimit) }
     }
 

@@ -113,7 +113,7 @@ public struct TokenReporter: DialectHandler {
     }
 
     func parse(_ request: Request) throws -> Report {
-        try ReporterPath.checkMethodAndSize(request)
+        try ReporterPath.checkSize(request)
         let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
         let account = try AccountFields(parameters)
         // Counted in bytes: AccountFields lets through printable ASCII only.

@@ -22,4 +22,8 @@ struct BeamsErrors: ErrorRenderer {
     func failure(_ failure: ServiceFailure) -> Response {
         BeamsError.failure(failure)
     }
+
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        BeamsError.methodNotAllowed(allowed: allowed).response
+    }
 }

@@ -20,4 +20,9 @@ struct BridgeErrors: ErrorRenderer {
     func failure(_ failure: ServiceFailure) -> Response {
         CorrelatedFailure.response(failure, correlation: nil)
     }
+
+    /// Every bridge route serves POST alone, which the refusal names itself.
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        BridgeError.methodNotAllowed(method).response
+    }
 }

@@ -1,10 +1,10 @@
 import PushCore
 
-/// The checks every bridge endpoint makes before reading its JSON: POST, a JSON (or absent)
-/// content type, a body within `limit`, valid UTF-8, and a JSON object.
+/// The checks every bridge endpoint makes before reading its JSON (after the method, which
+/// its route gives the router): a JSON (or absent) content type, a body within `limit`, valid
+/// UTF-8, and a JSON object.
 enum BridgeRequestBody {
     static func object(of request: Request, limit: Int) throws(BridgeError) -> [String: JSONValue] {
-        guard request.method == "POST" else { throw .methodNotAllowed(request.method) }
         if let type = request.mediaType, type != "application/json" { throw .unsupportedContentType(type) }
         guard request.body.count <= limit else { throw .bodyTooLarge(limit: limit) }
         let value: JSONValue

@@ -39,7 +39,7 @@ public struct NotificationBridge: DialectHandler {
     /// `/push/notifications` itself, and below it no such endpoint, in the bridge's shape.
     public var routes: [Router.Route] {
         [
-            .init(Self.path + "/?", self),
+            .init(Self.path + "/?", self, methods: ["POST"]),
             .init(
                 Self.path + "/{path...}", UnknownPath(errors: BridgeErrors()) { throw BridgeError.notFound($0.path) }),
         ]

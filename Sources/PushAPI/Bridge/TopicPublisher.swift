@@ -29,13 +29,11 @@ public struct TopicPublisher: SendEndpoint {
         self.queued = queued
     }
 
-    /// Only the method: a bad topic path is the sender's business, told after its key.
-    public func checkAddress(_ request: Request) throws {
-        guard request.method == "POST" else { throw BridgeError.methodNotAllowed(request.method) }
-    }
+    /// Nothing: the method is the router's to check, and a bad topic path is the sender's
+    /// business, told after its key.
+    public func checkAddress(_ request: Request) throws {}
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
         let topic = try Self.topic(request.route?.parameters["topic"])
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
         // A key limited to apps must reach at least one of the bridge's: otherwise the publish
@@ -62,7 +60,7 @@ public struct TopicPublisher: SendEndpoint {
 
     /// The topic path after the prefix, percent-decoded.
     /// `/push/topics/{topic...}`: the topic is the rest of the path, `/` and all.
-    public var routes: [Router.Route] { [.init(Self.prefix + "/{topic...}", self)] }
+    public var routes: [Router.Route] { [.init(Self.prefix + "/{topic...}", self, methods: ["POST"])] }
 
     /// The topic path of the route's `{topic...}` tail, percent-decoded.
     static func topic(_ raw: Substring?) throws(BridgeError) -> TopicPath {

@@ -26,4 +26,8 @@ struct CospaceErrors: ErrorRenderer {
     func failure(_ failure: ServiceFailure) -> Response {
         CospaceError.failure(failure)
     }
+
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        CospaceError.methodNotAllowed(allow: allowed.joined(separator: ", ")).response
+    }
 }

@@ -17,15 +17,12 @@ public struct PushEvents: SendEndpoint {
         self.publisher = publisher
     }
 
-    public var routes: [Router.Route] { [.init(Self.path + "/?", self)] }
+    public var routes: [Router.Route] { [.init(Self.path + "/?", self, methods: ["POST"])] }
 
-    /// Only the method: the route is this endpoint's alone.
-    public func checkAddress(_ request: Request) throws {
-        guard request.method == "POST" else { throw CospaceError.methodNotAllowed(allow: "POST") }
-    }
+    /// Nothing: the route is this endpoint's alone, and its method the router's to check.
+    public func checkAddress(_ request: Request) throws {}
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
         let event = try CospaceEvent(CospaceJSON.object(request, limit: Self.bodyLimit))
         guard let fanOut = try publisher.publish(event, within: sender.scope.apps) else {
             throw CospaceError.notFound(status: "unknown-owner")

@@ -30,7 +30,7 @@ public struct PushRegistrations: DialectHandler {
     /// `/api/push/…` but for the events' own route: no such endpoint, in cospace's shape.
     public var routes: [Router.Route] {
         [
-            .init(Self.path + "/?", self, lane: { [self] in lane(for: $0) }),
+            .init(Self.path + "/?", self, methods: ["GET", "POST"], lane: { [self] in lane(for: $0) }),
             .init(
                 Self.path + "/{path...}",
                 UnknownPath(errors: CospaceErrors()) { _ in throw CospaceError.notFound(status: "not-found") }),
@@ -38,9 +38,6 @@ public struct PushRegistrations: DialectHandler {
     }
 
     public func respond(to request: Request, logger: Logger) throws -> Response {
-        guard request.method == "GET" || request.method == "POST" else {
-            throw CospaceError.methodNotAllowed(allow: "GET, POST")
-        }
         let user = try authenticator.authenticate(request)
         if request.method == "POST" {
             try apply(PushChange(CospaceJSON.object(request, limit: Self.bodyLimit)), for: user)
@@ -53,8 +50,7 @@ public struct PushRegistrations: DialectHandler {
     /// bound the CPU that logins take; one that is refused anyway (no credentials, throttled)
     /// is answered at once.
     func lane(for request: Request) -> RequestLane? {
-        let method = request.method == "GET" || request.method == "POST"
-        return method && authenticator.wouldCheckPassword(request) ? .passwords : nil
+        authenticator.wouldCheckPassword(request) ? .passwords : nil
     }
 
     private func apply(_ change: PushChange, for user: CospaceUser) throws {

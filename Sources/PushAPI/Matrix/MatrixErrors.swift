@@ -27,4 +27,9 @@ struct MatrixErrors: ErrorRenderer {
             MatrixRefusal(status: failure.status, errcode: "M_UNKNOWN", message: failure.message, headers: failure.headers)
                 .response)
     }
+
+    /// The notify serves POST alone, which the refusal names itself.
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        MatrixRefusal.unrecognizedMethod.response
+    }
 }

@@ -28,4 +28,10 @@ struct Pnm2Errors: ErrorRenderer {
     func failure(_ failure: ServiceFailure) -> Response {
         failure.noted(Pnm2Gateway.refusal(failure.status, failure.message, headers: failure.headers))
     }
+
+    /// The document answers a wrong method with 400, not 405 (see `Pnm2Gateway.checkAddress`).
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        let allow = allowed.joined(separator: ", ")
+        return Pnm2Refusal(400, "use \(allowed.joined(separator: " or "))", headers: [("Allow", allow)]).response
+    }
 }

@@ -48,15 +48,14 @@ public struct Pnm2Gateway: SendEndpoint {
         home.resume(afterSeconds: seconds, then)
     }
 
-    /// The address, then the method: the document answers a wrong method with 400 Bad
-    /// Request; Allow still says what works.
+    /// The address; its route serves POST alone, and the router answers another method as
+    /// the document does (400 Bad Request, with Allow saying what works: `Pnm2Errors`).
     public func checkAddress(_ request: Request) throws {
         _ = try endpoint(of: request)
     }
 
     private func endpoint(of request: Request) throws -> Pnm2Endpoint {
         guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
-        guard request.method == "POST" else { throw Pnm2Refusal(400, "use POST", headers: [("Allow", "POST")]) }
         return endpoint
     }
 
@@ -115,7 +114,8 @@ public struct Pnm2Gateway: SendEndpoint {
     /// whose POSTs reach APNs/FCM and so wait in the upstream lane (anything else is answered
     /// at once where it was read), and the rest of `/pnm2/…`, refused in pnm2's shape.
     public var routes: [Router.Route] {
-        let lane: Router.Route.Lane = { $0.method == "POST" ? .upstream : nil }
+        // Only a POST is given a lane: the router answers another method where it was read.
+        let lane: Router.Route.Lane = { _ in .upstream }
         let addresses: [(String, Pnm2Endpoint)] = [
             ("/pnm2/?", .form), ("/pnm2/send/?", .send), ("/pnm2/multisend/?", .multisend),
         ]
@@ -123,7 +123,7 @@ public struct Pnm2Gateway: SendEndpoint {
         return addresses.map { pattern, address in
             var answering = self
             answering.address = address
-            return .init(pattern, answering, endpoint: Self.prefix, lane: lane)
+            return .init(pattern, answering, endpoint: Self.prefix, methods: ["POST"], lane: lane)
         } + [.init("/pnm2/{path...}", unknown)]
     }
 

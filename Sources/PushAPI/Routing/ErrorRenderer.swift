@@ -17,6 +17,10 @@ public protocol ErrorRenderer: Sendable {
     func senderRefused(_ refusal: SenderRefusal) -> Response
     /// A failure on our side: 500, or 503 while the store is away (`ServiceFailure`).
     func failure(_ failure: ServiceFailure) -> Response
+    /// `method` on a route that serves only `allowed` (`Router.Route.methods`), before any
+    /// handler: each dialect's own answer, which its document fixes (a 405 with `Allow`, or
+    /// pnm2's 400). No default: a dialect that forgot would answer in another's words.
+    func methodNotAllowed(_ method: String, allowed: [String]) -> Response
 }
 
 extension ErrorRenderer {
@@ -74,5 +78,11 @@ public struct PlainErrors: ErrorRenderer {
 
     public func failure(_ failure: ServiceFailure) -> Response {
         failure.noted(.text(failure.status, failure.message, headers: failure.headers))
+    }
+
+    /// The operator endpoints' words: HEAD is GET without the body, so only GET is named.
+    public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+        let named = allowed.filter { $0 != "HEAD" }.joined(separator: " or ")
+        return .text(405, "use \(named)", headers: [("Allow", allowed.joined(separator: ", "))])
     }
 }

@@ -25,14 +25,19 @@ public struct Router: RequestHandler {
         /// With `opaqueTail`, the index of the last segment before the tail (what
         /// `RequestPathCheck` takes as `opaqueTailAfter`).
         let opaqueTailAfter: Int?
+        /// The methods the route serves, in the order its refusal names them; nil: its handler
+        /// reads any method (a dialect's `{path...}` refuses every one alike). Another method
+        /// is answered by the router through `errors`, and never reaches the handler.
+        public let methods: [String]?
 
         /// - Parameters:
         ///   - endpoint: the metrics label; unless given, the pattern's literal segments before
         ///     its first parameter or tail (`/token/{path...}` is `/token`).
+        ///   - methods: the methods the route serves (see `methods`); nil: any.
         ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
         public init(
             _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
-            lane: Lane? = nil
+            methods: [String]? = nil, lane: Lane? = nil
         ) {
             self.pattern = RoutePattern(pattern)
             self.endpoint = endpoint ?? self.pattern.literalPrefix
@@ -42,6 +47,7 @@ public struct Router: RequestHandler {
             errors = dialect?.errors ?? PlainErrors()
             self.lane = lane
             self.opaqueTail = opaqueTail
+            self.methods = methods
             opaqueTailAfter = opaqueTail ? self.pattern.segmentsBeforeTail.map { $0 - 1 } : nil
         }
 
@@ -56,7 +62,18 @@ public struct Router: RequestHandler {
             if let own = lane, let wrapping {
                 lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
             }
-            return Route(pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, lane: lane)
+            return Route(
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane)
+        }
+
+        public func serves(_ method: String) -> Bool {
+            methods?.contains(method) ?? true
+        }
+
+        /// The dialect's answer to `method` when the route does not serve it; nil when it does.
+        public func refusal(ofMethod method: String) -> Response? {
+            guard let methods, !methods.contains(method) else { return nil }
+            return errors.methodNotAllowed(method, allowed: methods)
         }
 
         /// Which lane a request waits in, from its head; `head.route` is already its match.
@@ -82,8 +99,8 @@ public struct Router: RequestHandler {
         let match = match(head.path)
         let (refused, index) = (match.pathRefusal != nil, match.index)
         head.route = consume match
-        // A refused path is answered where it was read, whichever lane its route has.
-        guard !refused, let index, let lane = routes[index].lane else { return nil }
+        // A refused path or method is answered where it was read, whichever lane its route has.
+        guard !refused, let index, routes[index].serves(head.method), let lane = routes[index].lane else { return nil }
         let chosen = lane(&head)
         head.route?.lane = chosen
         return chosen
@@ -91,6 +108,9 @@ public struct Router: RequestHandler {
 
     /// Every route's pattern, in the order given (which decides nothing: see `RouteTable`).
     public var patterns: [RoutePattern] { routes.map(\.pattern) }
+
+    /// Every route, in the order given: what each serves, for whoever lists the table.
+    public var allRoutes: [Route] { routes }
 
     /// The route of `path`, and the refusal of the path itself where nginx would read it
     /// otherwise: then in the shape of the dialect the caller meant, the route of the raw path
@@ -121,6 +141,7 @@ public struct Router: RequestHandler {
         }
         guard let index = match.index else { return .text(404, "no endpoint at \(request.path)") }
         let route = routes[index]
+        if let refusal = route.refusal(ofMethod: request.method) { return refusal }
         guard let dialect = route.dialect else { return route.handler.handle(request) }
         return Self.answer(request, with: dialect, errors: route.errors, logger: logger(for: request))
     }
