@@ -99,9 +99,11 @@ final class ReadyConnections: @unchecked Sendable {
         }
         _ = arm(listener)
         if let clients, !clients.allowed.allows(peer) {
-            // Closed before a byte is read: a stranger's REMOTE_ADDR is never believed.
-            _ = Glibc.close(connection)
+            // Closed before a byte is read: a stranger's REMOTE_ADDR is never believed. Counted
+            // before the close, so that the log names strangers in the order they came: after
+            // it, the next one may be refused on another thread and logged first.
             clients.log.refused(from: Self.describe(peer), allowed: clients.allowed)
+            _ = Glibc.close(connection)
             return .nothing
         }
         // serve runs no other programs; this only keeps the descriptor out of any that might.
