@@ -2,16 +2,13 @@ import Logging
 import PushCore
 
 /// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
-/// tells `SenderOnly`: what it checks before asking for a key. Its 401 and 403 are its
-/// dialect's renderer's (`ErrorRenderer.senderRefused`).
+/// tells `SenderOnly`: what it checks before asking for a key (`checkAddress`: a wrong path
+/// is wrong whoever asks, and a client without credentials, a CORS preflight's OPTIONS,
+/// learns what to fix, not a 401). Its 401 and 403 are its dialect's renderer's
+/// (`ErrorRenderer.senderRefused`).
 public protocol SendEndpoint: DialectHandler {
     /// The dialect a sender key's `--dialect` scope names this endpoint by.
     var dialect: SenderDialect { get }
-
-    /// Refusals that come before the sender's key: a wrong path or method is wrong whoever
-    /// asks, and a client without credentials (a CORS preflight's OPTIONS) learns what to
-    /// fix, not a 401.
-    func checkAddress(_ request: Request) throws
 
     /// Answers an allowed sender, pushing only to the apps of its scope: a request that names
     /// an app outside it is refused whole (403) before anything is queued or sent, and a
@@ -91,6 +88,10 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
     }
 
     public var errors: any ErrorRenderer { endpoint.errors }
+
+    public func checkAddress(_ request: Request) throws {
+        try endpoint.checkAddress(request)
+    }
 
     /// The endpoint's routes, each answered by its own handler behind the sender check (an
     /// endpoint may answer its routes with copies of itself that know their address); a route

@@ -22,23 +22,23 @@ public struct BeamsClientAPI: DialectHandler {
         self.gate = gate
     }
 
+    /// The path, read before the method: a client id this server cannot have issued is
+    /// unknown whatever the method.
+    public func checkAddress(_ request: Request) throws {
+        _ = try BeamsClientPath(request.route?.parameters ?? RouteParameters())
+    }
+
+    /// The route served the method (see `BeamsClientPath.routes`).
     public func respond(to request: Request, logger: Logger) throws -> Response {
         switch try BeamsClientPath(request.route?.parameters ?? RouteParameters()) {
         case .clients:
-            try require(request, ["POST"])
             return try register(BeamsJSONBody(request), from: request.remoteAddress)
         case .token(let clientID):
-            try require(request, ["PUT"])
             return try replaceToken(clientID: clientID, BeamsJSONBody(request))
         case .interest(let clientID, let name):
-            try require(request, ["POST", "DELETE"])
             return try setInterest(
                 clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
         }
-    }
-
-    private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {
-        guard methods.contains(request.method) else { throw .methodNotAllowed(allowed: methods) }
     }
 
     /// `POST /v1/clients`: 201 with the new client.

@@ -17,11 +17,9 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
 
     public func checkAddress(_ request: Request) throws {
         _ = try Self.address(request)
-        guard request.method == "DELETE" else { throw BeamsError.methodNotAllowed(allowed: ["DELETE"]) }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
         let (appKey, userID) = try Self.address(request)
         let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
@@ -33,12 +31,17 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
     /// `…/v1/instances/{instance}/users/{user}` under both prefixes; anything else under them
     /// is refused as no such resource.
     public var routes: [Router.Route] {
-        [Self.prefix, Self.nodePrefix].flatMap { prefix in
-            [prefix + "/v1/instances/{instance}/users/{user}", prefix + "/{path...}"].map {
-                Router.Route($0, self, endpoint: prefix)
-            }
+        let unknown = UnknownPath(errors: errors) { _ in throw Self.noSuchResource }
+        return [Self.prefix, Self.nodePrefix].flatMap { prefix in
+            [
+                Router.Route(prefix + "/v1/instances/{instance}/users/{user}", self, endpoint: prefix, methods: ["DELETE"]),
+                Router.Route(prefix + "/{path...}", unknown),
+            ]
         }
     }
+
+    private static let noSuchResource = BeamsError.notFound(
+        "No such resource: delete /v1/instances/<instance id>/users/<user id>.")
 
     /// (instance id, user id) the route took from the path, both percent-decoded.
     static func address(_ request: Request) throws(BeamsError) -> (appKey: String, userID: String) {
@@ -46,9 +49,7 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         guard let rawKey = parameters?["instance"], let rawUser = parameters?["user"],
             let appKey = try? FormParameters.percentDecode(rawKey, plusAsSpace: false),
             let userID = try? FormParameters.percentDecode(rawUser, plusAsSpace: false)
-        else {
-            throw .notFound("No such resource: delete /v1/instances/<instance id>/users/<user id>.")
-        }
+        else { throw noSuchResource }
         guard userID.count <= BeamsUserToken.maximumUserIDLength else {
             throw .invalidField("The user id is longer than \(BeamsUserToken.maximumUserIDLength) characters.")
         }

@@ -23,19 +23,17 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    /// `…/v1/instances/{instance}/publishes/users`.
+    /// `POST …/v1/instances/{instance}/publishes/users`.
     public var routes: [Router.Route] {
         let users = BeamsPublishAPI.prefix + "/v1/instances/{instance}/publishes/users"
-        return [.init(users, self, endpoint: BeamsPublishAPI.prefix)]
+        return [.init(users, self, endpoint: BeamsPublishAPI.prefix, methods: ["POST"])]
     }
 
     public func checkAddress(_ request: Request) throws {
         _ = try Self.instance(request)
-        guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
     }
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
         let appKey = try Self.instance(request)
         let instance = try instance(appKey, in: store, for: sender)
         let body = try BeamsJSONBody(request, limit: Self.maximumBytes)

@@ -29,8 +29,7 @@ public struct TopicPublisher: SendEndpoint {
         self.queued = queued
     }
 
-    /// Nothing: the method is the router's to check, and a bad topic path is the sender's
-    /// business, told after its key.
+    /// Nothing: a bad topic path is the sender's business, told after its key.
     public func checkAddress(_ request: Request) throws {}
 
     public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {

@@ -27,5 +27,10 @@ public final class MatrixAnswerLog: Sendable {
         }
     }
 
+    /// A notify refused whole: no device pushed.
+    func record(_ refusal: MatrixRefusal) {
+        record(Entry(at: Date(), status: refusal.status, devices: 0, rejected: 0, note: refusal.message))
+    }
+
     public var recent: [Entry] { entries.withLock { $0 } }
 }

@@ -4,6 +4,10 @@ import PushCore
 /// Sygnal's statuses. A homeserver reads only the status; an operator reading a pusher's
 /// failures in the homeserver's log gets the reason.
 struct MatrixErrors: ErrorRenderer {
+    /// Where the refusal of a wrong method is noted for `/status`, as the gateway notes its
+    /// own refusals (see `MatrixGateway.respond`).
+    var answers: MatrixAnswerLog?
+
     func badPath(_ reason: String) -> Response {
         MatrixRefusal(status: 400, errcode: "M_UNRECOGNIZED", message: reason).response
     }
@@ -30,6 +34,7 @@ struct MatrixErrors: ErrorRenderer {
 
     /// The notify serves POST alone, which the refusal names itself.
     func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
-        MatrixRefusal.unrecognizedMethod.response
+        answers?.record(.unrecognizedMethod)
+        return MatrixRefusal.unrecognizedMethod.response
     }
 }

@@ -10,7 +10,7 @@ import PushCore
 /// Matrix lane and is parked there while its pushes are out, holding no thread.
 /// Only the homeservers of `PUSHGATE_MATRIX_HOMESERVERS` may call: a pusher has no credentials.
 public struct MatrixGateway: DialectHandler {
-    public var errors: any ErrorRenderer { MatrixErrors() }
+    public var errors: any ErrorRenderer { MatrixErrors(answers: answers) }
 
     public static let prefix = "/_matrix"
     public static let notifyPath = "/_matrix/push/v1/notify"
@@ -25,9 +25,6 @@ public struct MatrixGateway: DialectHandler {
     private let homeservers: MatrixHomeservers
     private let webPushSubscriptions: WebPushSubscriptionCheck
     private let answers: MatrixAnswerLog?
-    /// Whether this copy answers the notify route; the copy behind the rest of `/_matrix/…`
-    /// refuses its path, after the same homeserver check (see `routes`).
-    private var servesNotify = true
 
     /// - Parameters:
     ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
@@ -51,34 +48,43 @@ public struct MatrixGateway: DialectHandler {
     /// The notify, whose POSTs wait on the upstreams in the Matrix lane (apart from pnm2's, so
     /// that a homeserver's users cannot crowd out a PBX's sends), and the rest of
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
-    /// lane slot: its 403 is answered where it was read.
+    /// lane slot: its 403 is answered where it was read. Only a POST reaches the notify (the
+    /// router answers another, after the caller's check: `checkAddress`).
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
-        let lane: Router.Route.Lane = { head in
-            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .matrix : nil
+        let lane: Router.Route.Lane = { head in homeservers.allows(head.remoteAddress) ? .matrix : nil }
+        let elsewhere = UnknownPath(errors: errors) { [self] request in
+            try checkAddress(request)
+            throw noted(.unrecognizedPath(request.path))
         }
-        var elsewhere = self
-        elsewhere.servesNotify = false
         return [
-            .init(Self.notifyPath + "/?", self, endpoint: Self.prefix, lane: lane),
+            .init(Self.notifyPath + "/?", self, endpoint: Self.prefix, methods: ["POST"], lane: lane),
             .init("/_matrix/{path...}", elsewhere, endpoint: Self.prefix),
         ]
     }
 
+    /// Who asks, first: a caller outside the list learns nothing, not even which paths or
+    /// methods exist.
+    public func checkAddress(_ request: Request) throws {
+        guard homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
+    }
+
     public func respond(to request: Request, logger: Logger) throws -> Response {
+        try checkAddress(request)
         do {
             return try notify(request, logger: logger)
         } catch let refusal as MatrixRefusal {
-            note(status: refusal.status, devices: 0, rejected: 0, refusal.message)
-            throw refusal
+            throw noted(refusal)
         }
     }
 
+    /// `refusal`, noted for `/status` as the answer the homeserver gets.
+    private func noted(_ refusal: MatrixRefusal) -> MatrixRefusal {
+        answers?.record(refusal)
+        return refusal
+    }
+
     private func notify(_ request: Request, logger: Logger) throws -> Response {
-        // Who asks first: a caller outside the list learns nothing, not even which paths exist.
-        guard homeservers.allows(request.remoteAddress) else { throw MatrixRefusal.forbidden(request.remoteAddress) }
-        guard servesNotify else { throw MatrixRefusal.unrecognizedPath(request.path) }
-        guard request.method == "POST" else { throw MatrixRefusal.unrecognizedMethod }
         // Counted on the bytes, before a value is built for each of up to a megabyte's devices.
         guard MatrixDeviceList.isWithin(Self.maximumDevices, request.body) else { throw Self.tooManyDevices }
         let notification = try MatrixNotification.parse(request.body)

@@ -4,11 +4,11 @@ import PushCore
 public struct HealthCheck: RequestHandler {
     public init() {}
 
+    /// Served for these alone (`Router.Route.methods`), as `/readyz` is.
+    public static let methods = ["GET", "HEAD"]
+
     public func handle(_ request: Request) -> Response {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
-        }
-        return Self.ok
+        Self.ok
     }
 
     private static let ok = Response.text(200, "ok")

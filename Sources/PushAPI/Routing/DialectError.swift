@@ -69,10 +69,18 @@ public protocol DialectHandler: RequestHandler {
     /// The routes the endpoint reads parameters from, answered by it; none when it reads
     /// nothing from its path (then whoever serves it names its routes).
     var routes: [Router.Route] { get }
+
+    /// The refusals that outrank a wrong method (a Beams path naming no resource, a Matrix
+    /// caller outside the homeservers, a send's address before the sender's key). The router
+    /// asks only when the route does not serve the method (`Router.Route.methods`): a request
+    /// it serves reaches `respond`, which makes the same checks first. None by default.
+    func checkAddress(_ request: Request) throws
 }
 
 extension DialectHandler {
     public var routes: [Router.Route] { [] }
+
+    public func checkAddress(_ request: Request) throws {}
 
     /// For callers that hold the handler itself (tests, a wrapper): the answer of a router of
     /// its own routes, logging nowhere.

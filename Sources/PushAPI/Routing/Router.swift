@@ -27,7 +27,8 @@ public struct Router: RequestHandler {
         let opaqueTailAfter: Int?
         /// The methods the route serves, in the order its refusal names them; nil: its handler
         /// reads any method (a dialect's `{path...}` refuses every one alike). Another method
-        /// is answered by the router through `errors`, and never reaches the handler.
+        /// is answered by the router through `errors`, and never reaches the handler (a
+        /// dialect's `checkAddress` still goes first).
         public let methods: [String]?
 
         /// - Parameters:
@@ -71,6 +72,7 @@ public struct Router: RequestHandler {
         }
 
         /// The dialect's answer to `method` when the route does not serve it; nil when it does.
+        /// A dialect's `checkAddress` is not asked here: `Router.handle` asks it first.
         public func refusal(ofMethod method: String) -> Response? {
             guard let methods, !methods.contains(method) else { return nil }
             return errors.methodNotAllowed(method, allowed: methods)
@@ -141,9 +143,11 @@ public struct Router: RequestHandler {
         }
         guard let index = match.index else { return .text(404, "no endpoint at \(request.path)") }
         let route = routes[index]
-        if let refusal = route.refusal(ofMethod: request.method) { return refusal }
-        guard let dialect = route.dialect else { return route.handler.handle(request) }
-        return Self.answer(request, with: dialect, errors: route.errors, logger: logger(for: request))
+        guard let dialect = route.dialect else {
+            return route.refusal(ofMethod: request.method) ?? route.handler.handle(request)
+        }
+        return Self.answer(
+            request, with: dialect, errors: route.errors, methods: route.methods, logger: logger(for: request))
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
@@ -162,11 +166,18 @@ public struct Router: RequestHandler {
         return logger
     }
 
-    /// The one place a dialect's thrown error becomes its response, in the dialect's shape.
+    /// The one place a dialect's thrown error becomes its response, in the dialect's shape. A
+    /// method outside `methods` is refused without `respond`, after what outranks it
+    /// (`DialectHandler.checkAddress`), which is asked only then.
     static func answer(
-        _ request: Request, with handler: some DialectHandler, errors: any ErrorRenderer, logger: Logger
+        _ request: Request, with handler: some DialectHandler, errors: any ErrorRenderer, methods: [String]? = nil,
+        logger: Logger
     ) -> Response {
         do {
+            if let methods, !methods.contains(request.method) {
+                try handler.checkAddress(request)
+                return errors.methodNotAllowed(request.method, allowed: methods)
+            }
             return try handler.respond(to: request, logger: logger)
         } catch {
             return errors.response(to: error)
