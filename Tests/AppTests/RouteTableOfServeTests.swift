@@ -27,7 +27,8 @@ final class RouteTableOfServeTests: XCTestCase {
             path: folder.appendingPathComponent("p.sqlite").path, serverURL: nil, poolSize: 1,
             busyTimeoutMilliseconds: 1000, synchronous: .normal)
         let store = try settings.backend().openStore(migrating: true, creating: true)
-        var services = RouteServices(configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent)
+        var services = RouteServices(
+            configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent)
         services.matrixAnswers = matrixAnswers
         return Routes.router(store: store, services: services)
     }

@@ -12,7 +12,7 @@ final class BeamsDevicePathTests: XCTestCase {
     private struct Probe: DialectHandler {
         let shape: BeamsDevicePath.Shape?
         var errors: any ErrorRenderer { BeamsErrors() }
-        func respond(to request: Request, logger: Logger) throws -> Response { .emptyOK }
+        func respond(to request: Request, context: RequestContext) throws -> Response { .emptyOK }
     }
 
     private let routes = BeamsDevicePath.routes { Probe(shape: $0) }

@@ -283,7 +283,7 @@ final class RouterTests: XCTestCase {
     func testHealthCheck() {
         XCTAssertEqual(HealthCheck().handle(Request(method: "GET", path: "/healthz")).status, 200)
         // The method is the route's: the router answers another in the plain words.
-        let router = Router(routes: [.init("/healthz/{path...}", HealthCheck(), methods: HealthCheck.methods)])
+        let router = Router(routes: [.init("/healthz/{path...}", HealthCheck(), methods: ["GET", "HEAD"])])
         XCTAssertEqual(router.handle(Request(method: "HEAD", path: "/healthz")).status, 200)
         XCTAssertEqual(
             router.handle(Request(method: "POST", path: "/healthz")),

@@ -22,15 +22,13 @@ public struct BeamsClientAPI: DialectHandler {
         self.gate = gate
     }
 
-    /// The path, read before the method: a client id this server cannot have issued is
-    /// unknown whatever the method.
-    public func checkAddress(_ request: Request) throws {
-        _ = try BeamsClientPath(request.route?.parameters ?? RouteParameters())
+    /// A client id this server cannot have issued is unknown whatever the method.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try BeamsClientPath(context.parameters)
     }
 
-    /// The route served the method (see `BeamsClientPath.routes`).
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        switch try BeamsClientPath(request.route?.parameters ?? RouteParameters()) {
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        switch try BeamsClientPath(context.parameters) {
         case .clients:
             return try register(BeamsJSONBody(request), from: request.remoteAddress)
         case .token(let clientID):

@@ -9,16 +9,13 @@ enum BeamsClientPath: Equatable {
     /// `/v1/clients/:client_id/interests/:interest_name` (the name percent-decoded, unchecked).
     case interest(clientID: String, name: String)
 
-    /// The client API's routes under `prefix` with their methods, answered by `handler`,
-    /// which reads the resource back from the parameters the route took: none for
-    /// `/v1/clients`, `{client}` alone for its token, with `{interest}` for an interest. What
-    /// names no resource is refused.
+    /// The client API's routes under `prefix`, answered by `handler`, which reads the resource
+    /// back from the parameters the route took: none for `/v1/clients`, `{client}` alone for
+    /// its token, with `{interest}` for an interest. What names no resource is refused.
     static func routes(prefix: String, _ handler: any DialectHandler) -> [Router.Route] {
         let clients = prefix + "/v1/clients"
-        let resources = [
-            (clients, ["POST"]), (clients + "/{client}/token", ["PUT"]),
-            (clients + "/{client}/interests/{interest}", ["POST", "DELETE"]),
-        ]
+        let interest = clients + "/{client}/interests/{interest}"
+        let resources = [(clients, ["POST"]), (clients + "/{client}/token", ["PUT"]), (interest, ["POST", "DELETE"])]
         return resources.map { .init($0, handler, endpoint: prefix, methods: $1) } + [
             .init(clients + "/{path...}", unknown("No such resource."), endpoint: prefix),
             .init(prefix + "/{path...}", unknown("No such resource: the client API serves /v1/clients.")),

@@ -62,19 +62,13 @@ public struct BeamsDeviceAPI: DialectHandler {
         }
     }
 
-    /// The path, read before the method: a resource that does not exist is so whatever the
-    /// method.
-    public func checkAddress(_ request: Request) throws {
-        _ = try path(of: request)
+    /// A path naming no resource is refused whatever the method.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try BeamsDevicePath(shape, context.parameters)
     }
 
-    private func path(of request: Request) throws(BeamsError) -> BeamsDevicePath {
-        try BeamsDevicePath(shape, request.route?.parameters ?? RouteParameters())
-    }
-
-    /// The route served the method (`BeamsDevicePath.Shape.methods`).
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        let path = try path(of: request)
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        let path = try BeamsDevicePath(shape, context.parameters)
         switch path.resource {
         case .vapidPublicKey:
             return try vapidKey(path)

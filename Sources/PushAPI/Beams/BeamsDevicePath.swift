@@ -25,36 +25,23 @@ struct BeamsDevicePath: Equatable {
     /// What a named route's path names; the values come from its parameters.
     enum Shape: CaseIterable {
         case vapidPublicKey, devices, device, token, metadata, user, interests, interest
-        /// `…/devices/{platform}/` and `…/interests/`: a device id this server cannot have
-        /// issued and an empty interest name, which the table matches as an empty last segment.
+        /// `…/devices/{platform}/` and `…/interests/`: no device id, no interest name.
         case deviceWithoutID, interestWithoutName
 
-        /// The pattern after `{prefix}/{instance}`.
-        var pattern: String {
+        /// The pattern after `{prefix}/{instance}`, and the methods it serves.
+        var route: (pattern: String, methods: [String]) {
             let device = "/devices/{platform}/{device}"
             switch self {
-            case .vapidPublicKey: return "/web-vapid-public-key"
-            case .devices: return "/devices/{platform}"
-            case .device: return device
-            case .deviceWithoutID: return "/devices/{platform}/"
-            case .token: return device + "/token"
-            case .metadata: return device + "/metadata"
-            case .user: return device + "/user"
-            case .interests: return device + "/interests"
-            case .interest: return device + "/interests/{interest}"
-            case .interestWithoutName: return device + "/interests/"
-            }
-        }
-
-        /// What the resource serves, in the order a refusal's `Allow` names them.
-        var methods: [String] {
-            switch self {
-            case .vapidPublicKey: return ["GET"]
-            case .devices: return ["POST"]
-            case .device, .deviceWithoutID: return ["GET", "DELETE"]
-            case .token, .metadata, .user: return ["PUT"]
-            case .interests: return ["GET", "PUT"]
-            case .interest, .interestWithoutName: return ["POST", "DELETE"]
+            case .vapidPublicKey: return ("/web-vapid-public-key", ["GET"])
+            case .devices: return ("/devices/{platform}", ["POST"])
+            case .device: return (device, ["GET", "DELETE"])
+            case .deviceWithoutID: return ("/devices/{platform}/", ["GET", "DELETE"])
+            case .token: return (device + "/token", ["PUT"])
+            case .metadata: return (device + "/metadata", ["PUT"])
+            case .user: return (device + "/user", ["PUT"])
+            case .interests: return (device + "/interests", ["GET", "PUT"])
+            case .interest: return (device + "/interests/{interest}", ["POST", "DELETE"])
+            case .interestWithoutName: return (device + "/interests/", ["POST", "DELETE"])
             }
         }
     }
@@ -68,11 +55,10 @@ struct BeamsDevicePath: Equatable {
     static func routes(_ handler: (Shape) -> any DialectHandler) -> [Router.Route] {
         var routes: [Router.Route] = []
         for prefix in prefixes {
-            let label = "/" + String(prefix.split(separator: "/")[0])
+            let (label, base) = ("/" + String(prefix.split(separator: "/")[0]), prefix + "/{instance}")
             for shape in Shape.allCases {
-                routes.append(
-                    Router.Route(
-                        prefix + "/{instance}" + shape.pattern, handler(shape), endpoint: label, methods: shape.methods))
+                let (pattern, methods) = shape.route
+                routes.append(.init(base + pattern, handler(shape), endpoint: label, methods: methods))
             }
             routes.append(Router.Route(label + "/{path...}", unknownPath))
         }

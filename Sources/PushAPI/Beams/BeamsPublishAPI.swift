@@ -22,12 +22,12 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    public func checkAddress(_ request: Request) throws {
-        _ = try Self.instance(request)
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try Self.instance(context.parameters)
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        let appKey = try Self.instance(request)
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let appKey = try Self.instance(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let publish = try BeamsPublish(BeamsJSONBody(request))
         // Each app of the instance gets the publish when it carries that platform's half;
@@ -76,10 +76,8 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         "No such resource: publish to /v1/instances/<instance id>/publishes.")
 
     /// The app key the route took from the path.
-    static func instance(_ request: Request) throws(BeamsError) -> String {
-        guard let raw = request.route?.parameters["instance"],
-            let appKey = try? FormParameters.percentDecode(raw, plusAsSpace: false)
-        else { throw noSuchResource }
+    static func instance(_ parameters: RouteParameters) throws(BeamsError) -> String {
+        guard let appKey = parameters.decoded("instance") else { throw noSuchResource }
         return appKey
     }
 }

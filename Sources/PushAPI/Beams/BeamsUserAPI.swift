@@ -15,12 +15,12 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         self.store = store
     }
 
-    public func checkAddress(_ request: Request) throws {
-        _ = try Self.address(request)
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try Self.address(context.parameters)
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        let (appKey, userID) = try Self.address(request)
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let (appKey, userID) = try Self.address(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
         var response = Response.emptyOK
@@ -33,8 +33,9 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
     public var routes: [Router.Route] {
         let unknown = UnknownPath(errors: errors) { _ in throw Self.noSuchResource }
         return [Self.prefix, Self.nodePrefix].flatMap { prefix in
-            [
-                Router.Route(prefix + "/v1/instances/{instance}/users/{user}", self, endpoint: prefix, methods: ["DELETE"]),
+            let user = prefix + "/v1/instances/{instance}/users/{user}"
+            return [
+                Router.Route(user, self, endpoint: prefix, methods: ["DELETE"]),
                 Router.Route(prefix + "/{path...}", unknown),
             ]
         }
@@ -44,12 +45,10 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         "No such resource: delete /v1/instances/<instance id>/users/<user id>.")
 
     /// (instance id, user id) the route took from the path, both percent-decoded.
-    static func address(_ request: Request) throws(BeamsError) -> (appKey: String, userID: String) {
-        let parameters = request.route?.parameters
-        guard let rawKey = parameters?["instance"], let rawUser = parameters?["user"],
-            let appKey = try? FormParameters.percentDecode(rawKey, plusAsSpace: false),
-            let userID = try? FormParameters.percentDecode(rawUser, plusAsSpace: false)
-        else { throw noSuchResource }
+    static func address(_ parameters: RouteParameters) throws(BeamsError) -> (appKey: String, userID: String) {
+        guard let appKey = parameters.decoded("instance"), let userID = parameters.decoded("user") else {
+            throw noSuchResource
+        }
         guard userID.count <= BeamsUserToken.maximumUserIDLength else {
             throw .invalidField("The user id is longer than \(BeamsUserToken.maximumUserIDLength) characters.")
         }

@@ -4,8 +4,7 @@ import PushCore
 /// Sygnal's statuses. A homeserver reads only the status; an operator reading a pusher's
 /// failures in the homeserver's log gets the reason.
 struct MatrixErrors: ErrorRenderer {
-    /// Where the refusal of a wrong method is noted for `/status`, as the gateway notes its
-    /// own refusals (see `MatrixGateway.respond`).
+    /// Where a wrong method's refusal is noted for `/status`, as the gateway's own are.
     var answers: MatrixAnswerLog?
 
     func badPath(_ reason: String) -> Response {
@@ -34,7 +33,8 @@ struct MatrixErrors: ErrorRenderer {
 
     /// The notify serves POST alone, which the refusal names itself.
     func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
-        answers?.record(.unrecognizedMethod)
-        return MatrixRefusal.unrecognizedMethod.response
+        let refusal = MatrixRefusal.unrecognizedMethod
+        answers?.record(status: refusal.status, refusal.message)
+        return refusal.response
     }
 }

@@ -48,13 +48,12 @@ public struct MatrixGateway: DialectHandler {
     /// The notify, whose POSTs wait on the upstreams in the Matrix lane (apart from pnm2's, so
     /// that a homeserver's users cannot crowd out a PBX's sends), and the rest of
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
-    /// lane slot: its 403 is answered where it was read. Only a POST reaches the notify (the
-    /// router answers another, after the caller's check: `checkAddress`).
+    /// lane slot: its 403 is answered where it was read.
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
         let lane: Router.Route.Lane = { head in homeservers.allows(head.remoteAddress) ? .matrix : nil }
         let elsewhere = UnknownPath(errors: errors) { [self] request in
-            try checkAddress(request)
+            try checkCaller(request)
             throw noted(.unrecognizedPath(request.path))
         }
         return [
@@ -63,16 +62,19 @@ public struct MatrixGateway: DialectHandler {
         ]
     }
 
-    /// Who asks, first: a caller outside the list learns nothing, not even which paths or
-    /// methods exist.
-    public func checkAddress(_ request: Request) throws {
+    /// Who asks, first: a caller not listed learns nothing, not even which paths or methods exist.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        try checkCaller(request)
+    }
+
+    private func checkCaller(_ request: Request) throws {
         guard homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        try checkAddress(request)
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        try checkCaller(request)
         do {
-            return try notify(request, logger: logger)
+            return try notify(request, logger: context.logger)
         } catch let refusal as MatrixRefusal {
             throw noted(refusal)
         }
@@ -80,7 +82,7 @@ public struct MatrixGateway: DialectHandler {
 
     /// `refusal`, noted for `/status` as the answer the homeserver gets.
     private func noted(_ refusal: MatrixRefusal) -> MatrixRefusal {
-        answers?.record(refusal)
+        answers?.record(status: refusal.status, refusal.message)
         return refusal
     }
 
@@ -106,17 +108,13 @@ public struct MatrixGateway: DialectHandler {
     private func answer(_ outcome: MatrixOutcome, devices: Int) -> Response {
         switch outcome {
         case .answered(let rejected, let firstReason):
-            note(status: 200, devices: devices, rejected: rejected.count, firstReason ?? "")
+            answers?.record(status: 200, devices: devices, rejected: rejected.count, firstReason ?? "")
             return .json(200, JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded())
         case .failed(let refusal):
-            note(status: refusal.status, devices: devices, rejected: 0, refusal.message)
+            answers?.record(status: refusal.status, devices: devices, refusal.message)
             var response = refusal.response
             response.logNote = refusal.message
             return response
         }
-    }
-
-    private func note(status: Int, devices: Int, rejected: Int, _ note: String) {
-        answers?.record(.init(at: Date(), status: status, devices: devices, rejected: rejected, note: note))
     }
 }

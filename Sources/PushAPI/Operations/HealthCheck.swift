@@ -4,9 +4,6 @@ import PushCore
 public struct HealthCheck: RequestHandler {
     public init() {}
 
-    /// Served for these alone (`Router.Route.methods`), as `/readyz` is.
-    public static let methods = ["GET", "HEAD"]
-
     public func handle(_ request: Request) -> Response {
         Self.ok
     }
