@@ -2,28 +2,23 @@ import Logging
 import PushCore
 
 /// What a send-side endpoint (pnm2, cospace events, Beams publishes, bridge topic publishes)
-/// tells `SenderOnly`: what it checks before asking for a key. Its 401 and 403 are its
-/// dialect's renderer's (`ErrorRenderer.senderRefused`).
+/// tells `SenderOnly`; its `checkAddress` runs before the key (a wrong path is wrong whoever
+/// asks). Its 401 and 403 are its dialect's renderer's (`ErrorRenderer.senderRefused`).
 public protocol SendEndpoint: DialectHandler {
     /// The dialect a sender key's `--dialect` scope names this endpoint by.
     var dialect: SenderDialect { get }
 
-    /// Refusals that come before the sender's key: a wrong path or method is wrong whoever
-    /// asks, and a client without credentials (a CORS preflight's OPTIONS) learns what to
-    /// fix, not a 401.
-    func checkAddress(_ request: Request) throws
-
     /// Answers an allowed sender, pushing only to the apps of its scope: a request that names
     /// an app outside it is refused whole (403) before anything is queued or sent, and a
     /// fan-out leaves other apps' devices out and says how many.
-    func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response
+    func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response
 }
 
 extension SendEndpoint {
     /// The endpoint alone, as a caller on this machine with no keys stored would reach it:
     /// every app. Served, it sits behind `SenderOnly`, which passes the sender it allowed.
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        try respond(to: request, as: .loopback, logger: logger)
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        try respond(to: request, as: .loopback, context: context)
     }
 }
 
@@ -46,10 +41,10 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         self.senders = senders
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        try endpoint.checkAddress(request)
-        let sender = try request.route?.sender?.get() ?? sender(of: request)
-        return try endpoint.respond(to: request, as: sender, logger: logger)
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        try endpoint.checkAddress(request, context: context)
+        let sender = try context.match.sender?.get() ?? sender(of: request)
+        return try endpoint.respond(to: request, as: sender, context: context)
     }
 
     /// The sender of `request` if it may send through this endpoint's dialect; otherwise
@@ -91,6 +86,10 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
     }
 
     public var errors: any ErrorRenderer { endpoint.errors }
+
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        try endpoint.checkAddress(request, context: context)
+    }
 
     /// The endpoint's routes, each answered by its own handler behind the sender check (an
     /// endpoint may answer its routes with copies of itself that know their address); a route

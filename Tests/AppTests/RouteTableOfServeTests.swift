@@ -6,6 +6,8 @@ import PushStore
 import PushTesting
 import XCTest
 
+@testable import PushAPI
+
 /// serve's own route table: every route takes the paths written for it and no other route
 /// does, and each dialect's refusals keep its metrics label.
 final class RouteTableOfServeTests: XCTestCase {
@@ -20,14 +22,76 @@ final class RouteTableOfServeTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private func router() throws -> Router {
+    private func router(matrixAnswers: MatrixAnswerLog = MatrixAnswerLog()) throws -> Router {
         let settings = StoreSettings(
             path: folder.appendingPathComponent("p.sqlite").path, serverURL: nil, poolSize: 1,
             busyTimeoutMilliseconds: 1000, synchronous: .normal)
         let store = try settings.backend().openStore(migrating: true, creating: true)
-        return Routes.router(
-            store: store,
-            services: RouteServices(configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent))
+        var services = RouteServices(
+            configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent)
+        services.matrixAnswers = matrixAnswers
+        return Routes.router(store: store, services: services)
+    }
+
+    /// The endpoints whose handlers refused a wrong method themselves before their routes named
+    /// their methods: the router answers it with the same bytes, and what the handler checked
+    /// before the method (a Beams path naming no resource, a Matrix caller not listed) still
+    /// comes first.
+    func testAWrongMethodGetsItsDialectsAnswerAfterWhatOutranksIt() throws {
+        let answers = MatrixAnswerLog()
+        let router = try router(matrixAnswers: answers)
+        let device = "/device_api/v1/instances/i/devices/apns"
+        let id = "0c7a4b1e-0000-4000-8000-000000000000"
+        func use(_ methods: String...) -> Response { BeamsError.methodNotAllowed(allowed: methods).response }
+        let plain = Response.text(405, "use GET", headers: [("Allow", "GET, HEAD")])
+        let cases: [(String, String, Response)] = [
+            ("PATCH", device, use("POST")),
+            ("PATCH", "/instances/i/devices/fcm", use("POST")),
+            ("POST", "/device_api/v1/instances/i/web-vapid-public-key", use("GET")),
+            ("PUT", "\(device)/\(id)", use("GET", "DELETE")),
+            ("PUT", "\(device)/", use("GET", "DELETE")),
+            ("DELETE", "\(device)/", .emptyOK),
+            ("GET", "\(device)/", BeamsError.notFound("Could not find the device.").response),
+            ("GET", "\(device)/\(id)/token", use("PUT")),
+            ("POST", "\(device)/\(id)/metadata", use("PUT")),
+            ("GET", "\(device)/\(id)/user", use("PUT")),
+            ("POST", "\(device)/\(id)/interests", use("GET", "PUT")),
+            ("PUT", "\(device)/\(id)/interests/news", use("POST", "DELETE")),
+            ("PUT", "\(device)/\(id)/interests/", use("POST", "DELETE")),
+            (
+                "PATCH", "/device_api/v1/instances/i/devices/gcm",
+                BeamsError.notFound("No such resource: the device platforms are apns, fcm and web.").response
+            ),
+            ("PATCH", "\(device)/bad!id/token", BeamsError.notFound("Could not find the device.").response),
+            ("PATCH", "\(device)/%zz", BeamsError.invalidField("The path is not validly percent-encoded.").response),
+            ("GET", "/client_api/v1/clients", use("POST")),
+            ("POST", "/client_api/v1/clients/\(id)/token", use("PUT")),
+            ("PUT", "/client_api/v1/clients/\(id)/interests/news", use("POST", "DELETE")),
+            ("PATCH", "/client_api/v1/clients/bad!id/token", BeamsError.notFound("Client not found.").response),
+            ("GET", "/publish_api/v1/instances/i/publishes", use("POST")),
+            ("GET", "/publish_api/v1/instances/i/publishes/interests", use("POST")),
+            ("GET", "/publish_api/v1/instances/i/publishes/users", use("POST")),
+            (
+                "GET", "/publish_api/v1/instances/%zz/publishes",
+                BeamsError.notFound("No such resource: publish to /v1/instances/<instance id>/publishes.").response
+            ),
+            ("GET", "/customer_api/v1/instances/i/users/u", use("DELETE")),
+            ("POST", "/user_api/v1/instances/i/users/u", use("DELETE")),
+            (
+                "GET", "/customer_api/v1/instances/i/users/\(String(repeating: "u", count: 165))",
+                BeamsError.invalidField("The user id is longer than 164 characters.").response
+            ),
+            ("GET", "/_matrix/push/v1/notify", MatrixRefusal.unrecognizedMethod.response),
+            ("POST", "/healthz", plain), ("PUT", "/readyz", plain), ("DELETE", "/healthz/x", plain),
+        ]
+        for (method, path, expected) in cases {
+            XCTAssertEqual(router.handle(Request(method: method, path: path)), expected, "\(method) \(path)")
+        }
+        // A caller outside the homeservers learns nothing of the methods; both are noted for /status.
+        XCTAssertEqual(
+            router.handle(Request(method: "GET", path: "/_matrix/push/v1/notify", remoteAddress: "192.0.2.7")),
+            MatrixRefusal.forbidden("192.0.2.7").response)
+        XCTAssertEqual(answers.recent.map(\.status), [403, 405])
     }
 
     /// No two routes of one shape (which would match the same paths: the table refuses them

@@ -5,14 +5,14 @@ import XCTest
 @testable import PushAPI
 
 /// The device API's paths as its routes read them: a named route's parameters become the
-/// resource, and what no named route takes is refused with the text the SDKs' users see (or,
-/// for the two empty last segments, is still a resource).
+/// resource (the two empty last segments too), and what no named route takes is refused with
+/// the text the SDKs' users see.
 final class BeamsDevicePathTests: XCTestCase {
     /// A handler that answers nothing: the test reads which route took a path.
     private struct Probe: DialectHandler {
         let shape: BeamsDevicePath.Shape?
         var errors: any ErrorRenderer { BeamsErrors() }
-        func respond(to request: Request, logger: Logger) throws -> Response { .emptyOK }
+        func respond(to request: Request, context: RequestContext) throws -> Response { .emptyOK }
     }
 
     private let routes = BeamsDevicePath.routes { Probe(shape: $0) }
@@ -29,12 +29,8 @@ final class BeamsDevicePathTests: XCTestCase {
         guard let index = match.index else { return .failure(.notFound("no route")) }
         let shape = (routes[index].handler as? Probe)?.shape
         return Result { () throws(BeamsError) in
-            let read: BeamsDevicePath
-            if let shape {
-                read = try BeamsDevicePath(shape, match.parameters)
-            } else {
-                read = try BeamsDevicePath(unmatched: path)
-            }
+            guard let shape else { try BeamsDevicePath.refuse(unmatched: path) }
+            let read = try BeamsDevicePath(shape, match.parameters)
             return Read(instance: read.instanceID, platform: read.platform, resource: read.resource)
         }
     }

@@ -27,7 +27,7 @@ final class DialectFailureTests: XCTestCase {
     /// A dialect whose handler throws what the test sets.
     struct Throwing: DialectHandler {
         let error: any Error & Sendable
-        func respond(to request: Request, logger: Logger) throws -> Response { throw error }
+        func respond(to request: Request, context: RequestContext) throws -> Response { throw error }
         var errors: any ErrorRenderer { Shape() }
     }
 
@@ -88,8 +88,8 @@ final class DialectFailureTests: XCTestCase {
 
     /// Answers with the request id its logger carries.
     struct LoggerEcho: DialectHandler {
-        func respond(to request: Request, logger: Logger) throws -> Response {
-            .text(200, logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
+        func respond(to request: Request, context: RequestContext) throws -> Response {
+            .text(200, context.logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
         }
         var errors: any ErrorRenderer { PlainErrors() }
     }

@@ -92,7 +92,7 @@ final class RequestPathCheckTests: XCTestCase {
     /// Answers 299 when it runs; renders a 400 with its shape's name.
     struct Refusing: DialectHandler {
         let shape: String
-        func respond(to request: Request, logger: Logger) throws -> Response { .text(299, "ran") }
+        func respond(to request: Request, context: RequestContext) throws -> Response { .text(299, "ran") }
         var errors: any ErrorRenderer { Shape(name: shape) }
     }
 

@@ -10,7 +10,7 @@ final class RouteMethodTests: XCTestCase {
     /// Counts the requests that reached it: a refused method must not.
     final class Counting: DialectHandler, @unchecked Sendable {
         var calls = 0
-        func respond(to request: Request, logger: Logger) throws -> Response {
+        func respond(to request: Request, context: RequestContext) throws -> Response {
             calls += 1
             return .text(200, "ran")
         }
@@ -43,6 +43,19 @@ final class RouteMethodTests: XCTestCase {
         XCTAssertEqual(router.handle(post), .text(200, "ran"))
         XCTAssertEqual(router.handle(Request(method: "DELETE", path: "/any")), .text(200, "ran"))
         XCTAssertEqual(handler.calls, 2)
+    }
+
+    /// The handler reads the router's match from its context, never an optional: its label and
+    /// the parameters its route took, as sent.
+    func testAHandlerGetsTheMatchInItsContext() {
+        struct Echo: DialectHandler {
+            func respond(to request: Request, context: RequestContext) throws -> Response {
+                .text(200, "\(context.match.endpoint) \(context.parameters["name"] ?? "-")")
+            }
+            var errors: any ErrorRenderer { PlainErrors() }
+        }
+        let router = Router(routes: [.init("/hello/{name}", Echo(), endpoint: "/hi", methods: ["GET"])])
+        XCTAssertEqual(router.handle(Request(method: "GET", path: "/hello/a%20b")), .text(200, "/hi a%20b"))
     }
 
     /// Every dialect route that names its methods, with what a PUT gets: the bytes each

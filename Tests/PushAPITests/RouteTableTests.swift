@@ -10,7 +10,7 @@ final class RouteTableTests: XCTestCase {
         "/api/push/{path...}", "/api/push/?", "/api/push/events/?",
         "/publish_api/v1/instances/{instance}/publishes/users", "/publish_api/{path...}",
         "/pushToken/{username}/{selector}/{token...}", "/pushToken/{path...}",
-        "/token/{path...}",
+        "/token/{path...}", "/devices/{platform}", "/devices/{platform}/", "/devices/{path...}",
     ].map(RoutePattern.init)
 
     private func route(_ path: String, in patterns: [RoutePattern]) -> String? {
@@ -35,6 +35,12 @@ final class RouteTableTests: XCTestCase {
             "/token": "/token/{path...}",
             "/token/alice/": "/token/{path...}",
             "/tokens": nil,
+            // A pattern ending in `/` takes the path ending in that `/` alone.
+            "/devices/apns": "/devices/{platform}",
+            "/devices/apns/": "/devices/{platform}/",
+            "/devices/apns//": "/devices/{path...}",
+            "/devices/apns/x": "/devices/{path...}",
+            "/devices//": "/devices/{path...}",
             "/": nil,
             "": nil,
         ]

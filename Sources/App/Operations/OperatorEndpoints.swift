@@ -11,8 +11,9 @@ enum OperatorEndpoints {
         let access = OperatorAccess(keys: store, digest: SenderKeyMaterial.digest(of:))
         let gauges = services.storeGauges ?? StoreGauges(factory: services.metrics.factory, logger: services.logger)
         return [
-            .init("/healthz/{path...}", HealthCheck()),
-            .init("/readyz/{path...}", ReadinessCheck(notReadyReason: readiness.notReadyReason)),
+            .init("/healthz/{path...}", HealthCheck(), methods: ["GET", "HEAD"]),
+            .init(
+                "/readyz/{path...}", ReadinessCheck(notReadyReason: readiness.notReadyReason), methods: ["GET", "HEAD"]),
             .init(
                 "/metrics/{path...}",
                 OperatorOnly(

@@ -17,9 +17,9 @@ public struct AccountRemovalReporter: DialectHandler {
         self.accounts = accounts
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
         try ReporterPath.checkSize(request)
-        let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
+        let parameters = try ReporterParameters(request: request, path: context.parameters)
         let account = try AccountFields(parameters)
         _ = try accounts.removeAccount(selector: account.selector)
         return .emptyOK

@@ -13,8 +13,9 @@ struct ReporterParameters {
     /// characters, everything else is shorter.
     static let maximumValueLength = 4096
 
-    /// `pathValues` are the parameters the route found in the path (username, selector, …).
-    init(request: Request, pathValues: FormParameters) throws(ReporterError) {
+    /// `path` holds the parameters the route found in the path (username, selector, …).
+    init(request: Request, path: RouteParameters) throws(ReporterError) {
+        let pathValues = try ReporterPath.values(of: request, path)
         do {
             let query = try FormParameters.parse(request.query)
             // The query style, nearly every report, has no path values to keep in front.

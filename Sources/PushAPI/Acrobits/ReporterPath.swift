@@ -34,9 +34,9 @@ enum ReporterPath {
         throw ReporterError.unknownPath(request.path)
     }
 
-    /// The values the request's route took from its path, percent-decoded.
-    static func values(of request: Request) throws(ReporterError) -> FormParameters {
-        guard let parameters = request.route?.parameters, let username = parameters["username"] else {
+    /// The values the request's route took from its path (`parameters`), percent-decoded.
+    static func values(of request: Request, _ parameters: RouteParameters) throws(ReporterError) -> FormParameters {
+        guard let username = parameters["username"] else {
             return FormParameters()
         }
         var values = FormParameters(pairs: [("username", try decode(username))])

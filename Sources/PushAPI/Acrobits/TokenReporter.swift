@@ -62,8 +62,8 @@ public struct TokenReporter: DialectHandler {
     /// is guessable, and anyone could overwrite the tokens stored under it: refused.
     static let minimumSelectorLength = 16
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        let report = try parse(request)
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        let report = try parse(request, context.parameters)
         // No token (an iOS app before it has one) creates nothing: the store's to answer.
         // Without a quota or a ceiling nothing need be told apart either.
         guard !report.tokens.isEmpty, !gate.isOpen else {
@@ -112,9 +112,9 @@ public struct TokenReporter: DialectHandler {
         var tokens: [ChannelToken]
     }
 
-    func parse(_ request: Request) throws -> Report {
+    func parse(_ request: Request, _ pathParameters: RouteParameters) throws -> Report {
         try ReporterPath.checkSize(request)
-        let parameters = try ReporterParameters(request: request, pathValues: try ReporterPath.values(of: request))
+        let parameters = try ReporterParameters(request: request, path: pathParameters)
         let account = try AccountFields(parameters)
         // Counted in bytes: AccountFields lets through printable ASCII only.
         guard account.selector.utf8.count >= Self.minimumSelectorLength else {

@@ -22,23 +22,21 @@ public struct BeamsClientAPI: DialectHandler {
         self.gate = gate
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        switch try BeamsClientPath(request.route?.parameters ?? RouteParameters()) {
+    /// A client id this server cannot have issued is unknown whatever the method.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try BeamsClientPath(context.parameters)
+    }
+
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        switch try BeamsClientPath(context.parameters) {
         case .clients:
-            try require(request, ["POST"])
             return try register(BeamsJSONBody(request), from: request.remoteAddress)
         case .token(let clientID):
-            try require(request, ["PUT"])
             return try replaceToken(clientID: clientID, BeamsJSONBody(request))
         case .interest(let clientID, let name):
-            try require(request, ["POST", "DELETE"])
             return try setInterest(
                 clientID: clientID, name: name, subscribed: request.method == "POST", BeamsJSONBody(request))
         }
-    }
-
-    private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {
-        guard methods.contains(request.method) else { throw .methodNotAllowed(allowed: methods) }
     }
 
     /// `POST /v1/clients`: 201 with the new client.

@@ -14,8 +14,9 @@ enum BeamsClientPath: Equatable {
     /// its token, with `{interest}` for an interest. What names no resource is refused.
     static func routes(prefix: String, _ handler: any DialectHandler) -> [Router.Route] {
         let clients = prefix + "/v1/clients"
-        let resources = [clients, clients + "/{client}/token", clients + "/{client}/interests/{interest}"]
-        return resources.map { .init($0, handler, endpoint: prefix) } + [
+        let interest = clients + "/{client}/interests/{interest}"
+        let resources = [(clients, ["POST"]), (clients + "/{client}/token", ["PUT"]), (interest, ["POST", "DELETE"])]
+        return resources.map { .init($0, handler, endpoint: prefix, methods: $1) } + [
             .init(clients + "/{path...}", unknown("No such resource."), endpoint: prefix),
             .init(prefix + "/{path...}", unknown("No such resource: the client API serves /v1/clients.")),
         ]

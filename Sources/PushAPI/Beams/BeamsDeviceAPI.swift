@@ -13,9 +13,8 @@ import PushCore
 public struct BeamsDeviceAPI: DialectHandler {
     public var errors: any ErrorRenderer { BeamsErrors() }
 
-    /// What this copy answers, as its route gave it (see `routes`); nil: a path no named
-    /// route took.
-    private var shape: BeamsDevicePath.Shape?
+    /// What this copy answers, as its route gave it (see `routes`; only copies are served).
+    private var shape = BeamsDevicePath.Shape.devices
 
     /// Interests one list page holds at most (and by default).
     static let interestsPerPage = 100
@@ -63,19 +62,19 @@ public struct BeamsDeviceAPI: DialectHandler {
         }
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
-        let path =
-            try shape.map { try BeamsDevicePath($0, request.route?.parameters ?? RouteParameters()) }
-            ?? BeamsDevicePath(unmatched: request.path)
+    /// A path naming no resource is refused whatever the method.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try BeamsDevicePath(shape, context.parameters)
+    }
+
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        let path = try BeamsDevicePath(shape, context.parameters)
         switch path.resource {
         case .vapidPublicKey:
-            try require(request, ["GET"])
             return try vapidKey(path)
         case .devices:
-            try require(request, ["POST"])
             return try register(path, BeamsJSONBody(request), from: request.remoteAddress)
         case .device(let id):
-            try require(request, ["GET", "DELETE"])
             guard let id else {
                 if request.method == "DELETE" { return .emptyOK }
                 throw BeamsError.notFound("Could not find the device.")
@@ -83,10 +82,8 @@ public struct BeamsDeviceAPI: DialectHandler {
             if request.method == "DELETE" { return try delete(path, id: id) }
             return try device(path, id: id)
         case .token(let id):
-            try require(request, ["PUT"])
             return try replaceToken(path, id: id, BeamsJSONBody(request))
         case .metadata(let id):
-            try require(request, ["PUT"])
             let body = try BeamsJSONBody(request)
             let device = try self.device(path, id)
             guard try store.setBeamsDeviceMetadata(id: device.client.id, metadata: Self.compact(body.fields)) else {
@@ -94,21 +91,14 @@ public struct BeamsDeviceAPI: DialectHandler {
             }
             return .emptyOK
         case .user(let id):
-            try require(request, ["PUT"])
             return try bindUser(path, id: id, request)
         case .interests(let id):
-            try require(request, ["GET", "PUT"])
             if request.method == "GET" { return try interests(path, id: id, query: request.query) }
             // A full set of 5,000 names is over 800 KB: the server's body limit applies.
             return try replaceInterests(path, id: id, BeamsJSONBody(request, limit: Int.max))
         case .interest(let id, let name):
-            try require(request, ["POST", "DELETE"])
             return try setInterest(path, id: id, name: name, subscribed: request.method == "POST")
         }
-    }
-
-    private func require(_ request: Request, _ methods: [String]) throws(BeamsError) {
-        guard methods.contains(request.method) else { throw .methodNotAllowed(allowed: methods) }
     }
 
     /// `POST …/devices/{platform}`: `{"id", "initialInterestSet"}`; a token registered before

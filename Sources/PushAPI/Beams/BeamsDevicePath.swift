@@ -25,19 +25,23 @@ struct BeamsDevicePath: Equatable {
     /// What a named route's path names; the values come from its parameters.
     enum Shape: CaseIterable {
         case vapidPublicKey, devices, device, token, metadata, user, interests, interest
+        /// `…/devices/{platform}/` and `…/interests/`: no device id, no interest name.
+        case deviceWithoutID, interestWithoutName
 
-        /// The pattern after `{prefix}/{instance}`.
-        var pattern: String {
+        /// The pattern after `{prefix}/{instance}`, and the methods it serves.
+        var route: (pattern: String, methods: [String]) {
             let device = "/devices/{platform}/{device}"
             switch self {
-            case .vapidPublicKey: return "/web-vapid-public-key"
-            case .devices: return "/devices/{platform}"
-            case .device: return device
-            case .token: return device + "/token"
-            case .metadata: return device + "/metadata"
-            case .user: return device + "/user"
-            case .interests: return device + "/interests"
-            case .interest: return device + "/interests/{interest}"
+            case .vapidPublicKey: return ("/web-vapid-public-key", ["GET"])
+            case .devices: return ("/devices/{platform}", ["POST"])
+            case .device: return (device, ["GET", "DELETE"])
+            case .deviceWithoutID: return ("/devices/{platform}/", ["GET", "DELETE"])
+            case .token: return (device + "/token", ["PUT"])
+            case .metadata: return (device + "/metadata", ["PUT"])
+            case .user: return (device + "/user", ["PUT"])
+            case .interests: return (device + "/interests", ["GET", "PUT"])
+            case .interest: return (device + "/interests/{interest}", ["POST", "DELETE"])
+            case .interestWithoutName: return (device + "/interests/", ["POST", "DELETE"])
             }
         }
     }
@@ -45,20 +49,23 @@ struct BeamsDevicePath: Equatable {
     /// Where the resources live: the SDKs' default and the Android host override's.
     static let prefixes = ["/device_api/v1/instances", "/instances"]
 
-    /// The device API's routes, each answered by `handler(shape)`; the rest of `/device_api/…`
-    /// and `/instances/…` by `handler(nil)`, which reads them with `init(unmatched:)`. Every
-    /// route keeps the metrics label of its first segment.
-    static func routes(_ handler: (Shape?) -> any DialectHandler) -> [Router.Route] {
+    /// The device API's routes, each answered by `handler(shape)` for its methods; the rest of
+    /// `/device_api/…` and `/instances/…` refused by `refuse(unmatched:)`. Every route keeps
+    /// the metrics label of its first segment.
+    static func routes(_ handler: (Shape) -> any DialectHandler) -> [Router.Route] {
         var routes: [Router.Route] = []
         for prefix in prefixes {
-            let label = "/" + String(prefix.split(separator: "/")[0])
+            let (label, base) = ("/" + String(prefix.split(separator: "/")[0]), prefix + "/{instance}")
             for shape in Shape.allCases {
-                routes.append(Router.Route(prefix + "/{instance}" + shape.pattern, handler(shape), endpoint: label))
+                let (pattern, methods) = shape.route
+                routes.append(.init(base + pattern, handler(shape), endpoint: label, methods: methods))
             }
-            routes.append(Router.Route(label + "/{path...}", handler(nil)))
+            routes.append(Router.Route(label + "/{path...}", unknownPath))
         }
         return routes
     }
+
+    private static let unknownPath = UnknownPath(errors: BeamsErrors()) { try refuse(unmatched: $0.path) }
 
     var instanceID: String
     /// The platform segment (`apns`, `fcm`, `web`); nil for the VAPID key.
@@ -81,19 +88,18 @@ struct BeamsDevicePath: Equatable {
         case .vapidPublicKey: resource = .vapidPublicKey
         case .devices: resource = .devices
         case .device: resource = .device(id: try? id())
+        case .deviceWithoutID: resource = .device(id: nil)
         case .token: resource = .token(id: try id())
         case .metadata: resource = .metadata(id: try id())
         case .user: resource = .user(id: try id())
         case .interests: resource = .interests(id: try id())
-        case .interest: resource = .interest(id: try id(), name: interest ?? "")
+        case .interest, .interestWithoutName: resource = .interest(id: try id(), name: interest ?? "")
         }
     }
 
-    /// A path under the prefixes that no named route took, read for what is wrong with it
-    /// (the SDKs act on the status: 404 registers again, 400 drops the job). Two such paths
-    /// name a resource, since the table matches no empty segment: `…/devices/{platform}/`, a
-    /// device id this server cannot have issued, and `…/interests/`, an empty interest name.
-    init(unmatched path: String) throws(BeamsError) {
+    /// The refusal of a path under the prefixes that no route took, read for what is wrong
+    /// with it (the SDKs act on the status: 404 registers again, 400 drops the job).
+    static func refuse(unmatched path: String) throws(BeamsError) -> Never {
         guard let prefix = Self.prefixes.first(where: { path.hasPrefix($0 + "/") }) else {
             throw .notFound("No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
         }
@@ -105,18 +111,8 @@ struct BeamsDevicePath: Equatable {
         }
         guard let instance = parts.first, !instance.isEmpty else { throw .instanceNotFound }
         guard parts.count >= 3, parts[1] == "devices" else { throw .notFound("No such resource.") }
-        instanceID = instance
-        platform = try Self.platform(parts[2])
-        switch parts.count {
-        case 4:
-            resource = .device(id: nil)
-            return
-        case 5: _ = try Self.deviceID(parts[3])
-        case 6 where parts[4] == "interests":
-            resource = .interest(id: try Self.deviceID(parts[3]), name: parts[5])
-            return
-        default: break
-        }
+        _ = try Self.platform(parts[2])
+        if parts.count == 5 || (parts.count == 6 && parts[4] == "interests") { _ = try Self.deviceID(parts[3]) }
         throw .notFound("No such resource.")
     }
 

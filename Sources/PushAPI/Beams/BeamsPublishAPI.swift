@@ -22,14 +22,12 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    public func checkAddress(_ request: Request) throws {
-        _ = try Self.instance(request)
-        guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try Self.instance(context.parameters)
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
-        let appKey = try Self.instance(request)
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let appKey = try Self.instance(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let publish = try BeamsPublish(BeamsJSONBody(request))
         // Each app of the instance gets the publish when it carries that platform's half;
@@ -65,22 +63,21 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         }
     }
 
-    /// `…/v1/instances/{instance}/publishes`, or `…/publishes/interests` (the path today's
-    /// Beams server SDKs use); anything else under the prefix is refused as no such resource.
+    /// `POST …/v1/instances/{instance}/publishes`, or `…/publishes/interests` (the path
+    /// today's Beams server SDKs use); anything else under the prefix is refused as no such
+    /// resource.
     public var routes: [Router.Route] {
         let publishes = Self.prefix + "/v1/instances/{instance}/publishes"
-        return [publishes, publishes + "/interests", Self.prefix + "/{path...}"].map {
-            .init($0, self, endpoint: Self.prefix)
-        }
+        return [publishes, publishes + "/interests"].map { .init($0, self, endpoint: Self.prefix, methods: ["POST"]) }
+            + [.init(Self.prefix + "/{path...}", UnknownPath(errors: errors) { _ in throw Self.noSuchResource })]
     }
 
+    private static let noSuchResource = BeamsError.notFound(
+        "No such resource: publish to /v1/instances/<instance id>/publishes.")
+
     /// The app key the route took from the path.
-    static func instance(_ request: Request) throws(BeamsError) -> String {
-        guard let raw = request.route?.parameters["instance"],
-            let appKey = try? FormParameters.percentDecode(raw, plusAsSpace: false)
-        else {
-            throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes.")
-        }
+    static func instance(_ parameters: RouteParameters) throws(BeamsError) -> String {
+        guard let appKey = parameters.decoded("instance") else { throw noSuchResource }
         return appKey
     }
 }

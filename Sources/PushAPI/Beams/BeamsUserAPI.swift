@@ -15,14 +15,12 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         self.store = store
     }
 
-    public func checkAddress(_ request: Request) throws {
-        _ = try Self.address(request)
-        guard request.method == "DELETE" else { throw BeamsError.methodNotAllowed(allowed: ["DELETE"]) }
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try Self.address(context.parameters)
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
-        let (appKey, userID) = try Self.address(request)
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let (appKey, userID) = try Self.address(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
         var response = Response.emptyOK
@@ -33,21 +31,23 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
     /// `…/v1/instances/{instance}/users/{user}` under both prefixes; anything else under them
     /// is refused as no such resource.
     public var routes: [Router.Route] {
-        [Self.prefix, Self.nodePrefix].flatMap { prefix in
-            [prefix + "/v1/instances/{instance}/users/{user}", prefix + "/{path...}"].map {
-                Router.Route($0, self, endpoint: prefix)
-            }
+        let unknown = UnknownPath(errors: errors) { _ in throw Self.noSuchResource }
+        return [Self.prefix, Self.nodePrefix].flatMap { prefix in
+            let user = prefix + "/v1/instances/{instance}/users/{user}"
+            return [
+                Router.Route(user, self, endpoint: prefix, methods: ["DELETE"]),
+                Router.Route(prefix + "/{path...}", unknown),
+            ]
         }
     }
 
+    private static let noSuchResource = BeamsError.notFound(
+        "No such resource: delete /v1/instances/<instance id>/users/<user id>.")
+
     /// (instance id, user id) the route took from the path, both percent-decoded.
-    static func address(_ request: Request) throws(BeamsError) -> (appKey: String, userID: String) {
-        let parameters = request.route?.parameters
-        guard let rawKey = parameters?["instance"], let rawUser = parameters?["user"],
-            let appKey = try? FormParameters.percentDecode(rawKey, plusAsSpace: false),
-            let userID = try? FormParameters.percentDecode(rawUser, plusAsSpace: false)
-        else {
-            throw .notFound("No such resource: delete /v1/instances/<instance id>/users/<user id>.")
+    static func address(_ parameters: RouteParameters) throws(BeamsError) -> (appKey: String, userID: String) {
+        guard let appKey = parameters.decoded("instance"), let userID = parameters.decoded("user") else {
+            throw noSuchResource
         }
         guard userID.count <= BeamsUserToken.maximumUserIDLength else {
             throw .invalidField("The user id is longer than \(BeamsUserToken.maximumUserIDLength) characters.")

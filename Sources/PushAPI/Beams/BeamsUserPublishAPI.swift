@@ -23,20 +23,18 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
         self.wakeOutbox = wakeOutbox
     }
 
-    /// `…/v1/instances/{instance}/publishes/users`.
+    /// `POST …/v1/instances/{instance}/publishes/users`.
     public var routes: [Router.Route] {
         let users = BeamsPublishAPI.prefix + "/v1/instances/{instance}/publishes/users"
-        return [.init(users, self, endpoint: BeamsPublishAPI.prefix)]
+        return [.init(users, self, endpoint: BeamsPublishAPI.prefix, methods: ["POST"])]
     }
 
-    public func checkAddress(_ request: Request) throws {
-        _ = try Self.instance(request)
-        guard request.method == "POST" else { throw BeamsError.methodNotAllowed(allowed: ["POST"]) }
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        _ = try Self.instance(context.parameters)
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        try checkAddress(request)
-        let appKey = try Self.instance(request)
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let appKey = try Self.instance(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let body = try BeamsJSONBody(request, limit: Self.maximumBytes)
         let users = try Self.users(body.fields["users"])
@@ -81,10 +79,8 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
     }
 
     /// The instance id of `/publish_api/v1/instances/<instance id>/publishes/users`.
-    static func instance(_ request: Request) throws(BeamsError) -> String {
-        guard let raw = request.route?.parameters["instance"],
-            let appKey = try? FormParameters.percentDecode(raw, plusAsSpace: false)
-        else {
+    static func instance(_ parameters: RouteParameters) throws(BeamsError) -> String {
+        guard let appKey = parameters.decoded("instance") else {
             throw .notFound("No such resource: publish to /v1/instances/<instance id>/publishes/users.")
         }
         return appKey

@@ -45,7 +45,7 @@ public struct NotificationBridge: DialectHandler {
         ]
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
         let object = try BridgeRequestBody.object(of: request, limit: Self.bodyLimit)
         let message = try BridgeMessage.parse(object)
         // From here on every answer carries the message's correlation, failures too.

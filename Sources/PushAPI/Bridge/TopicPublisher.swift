@@ -29,12 +29,8 @@ public struct TopicPublisher: SendEndpoint {
         self.queued = queued
     }
 
-    /// Nothing: the method is the router's to check, and a bad topic path is the sender's
-    /// business, told after its key.
-    public func checkAddress(_ request: Request) throws {}
-
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
-        let topic = try Self.topic(request.route?.parameters["topic"])
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
+        let topic = try Self.topic(context.parameters["topic"])
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
         // A key limited to apps must reach at least one of the bridge's: otherwise the publish
         // names only apps outside its scope. Subscribers of the other one are left out below.

@@ -19,10 +19,7 @@ public struct PushEvents: SendEndpoint {
 
     public var routes: [Router.Route] { [.init(Self.path + "/?", self, methods: ["POST"])] }
 
-    /// Nothing: the route is this endpoint's alone, and its method the router's to check.
-    public func checkAddress(_ request: Request) throws {}
-
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
         let event = try CospaceEvent(CospaceJSON.object(request, limit: Self.bodyLimit))
         guard let fanOut = try publisher.publish(event, within: sender.scope.apps) else {
             throw CospaceError.notFound(status: "unknown-owner")

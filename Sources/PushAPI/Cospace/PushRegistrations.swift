@@ -37,7 +37,7 @@ public struct PushRegistrations: DialectHandler {
         ]
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
         let user = try authenticator.authenticate(request)
         if request.method == "POST" {
             try apply(PushChange(CospaceJSON.object(request, limit: Self.bodyLimit)), for: user)

@@ -20,7 +20,9 @@ public final class MatrixAnswerLog: Sendable {
 
     public init() {}
 
-    func record(_ entry: Entry) {
+    /// An answer given now; a notify refused whole pushed no device.
+    func record(status: Int, devices: Int = 0, rejected: Int = 0, _ note: String) {
+        let entry = Entry(at: Date(), status: status, devices: devices, rejected: rejected, note: note)
         entries.withLock { entries in
             entries.insert(entry, at: 0)
             if entries.count > Self.capacity { entries.removeLast() }

@@ -4,6 +4,9 @@ import PushCore
 /// Sygnal's statuses. A homeserver reads only the status; an operator reading a pusher's
 /// failures in the homeserver's log gets the reason.
 struct MatrixErrors: ErrorRenderer {
+    /// Where a wrong method's refusal is noted for `/status`, as the gateway's own are.
+    var answers: MatrixAnswerLog?
+
     func badPath(_ reason: String) -> Response {
         MatrixRefusal(status: 400, errcode: "M_UNRECOGNIZED", message: reason).response
     }
@@ -30,6 +33,8 @@ struct MatrixErrors: ErrorRenderer {
 
     /// The notify serves POST alone, which the refusal names itself.
     func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
-        MatrixRefusal.unrecognizedMethod.response
+        let refusal = MatrixRefusal.unrecognizedMethod
+        answers?.record(status: refusal.status, refusal.message)
+        return refusal.response
     }
 }

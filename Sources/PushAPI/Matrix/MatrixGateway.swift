@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import PushCore
 
@@ -10,7 +9,7 @@ import PushCore
 /// Matrix lane and is parked there while its pushes are out, holding no thread.
 /// Only the homeservers of `PUSHGATE_MATRIX_HOMESERVERS` may call: a pusher has no credentials.
 public struct MatrixGateway: DialectHandler {
-    public var errors: any ErrorRenderer { MatrixErrors() }
+    public var errors: any ErrorRenderer { MatrixErrors(answers: answers) }
 
     public static let prefix = "/_matrix"
     public static let notifyPath = "/_matrix/push/v1/notify"
@@ -25,9 +24,6 @@ public struct MatrixGateway: DialectHandler {
     private let homeservers: MatrixHomeservers
     private let webPushSubscriptions: WebPushSubscriptionCheck
     private let answers: MatrixAnswerLog?
-    /// Whether this copy answers the notify route; the copy behind the rest of `/_matrix/…`
-    /// refuses its path, after the same homeserver check (see `routes`).
-    private var servesNotify = true
 
     /// - Parameters:
     ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
@@ -54,31 +50,42 @@ public struct MatrixGateway: DialectHandler {
     /// lane slot: its 403 is answered where it was read.
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
-        let lane: Router.Route.Lane = { head in
-            head.method == "POST" && homeservers.allows(head.remoteAddress) ? .matrix : nil
+        let lane: Router.Route.Lane = { head in homeservers.allows(head.remoteAddress) ? .matrix : nil }
+        let elsewhere = UnknownPath(errors: errors) { [self] request in
+            try checkCaller(request)
+            throw noted(.unrecognizedPath(request.path))
         }
-        var elsewhere = self
-        elsewhere.servesNotify = false
         return [
-            .init(Self.notifyPath + "/?", self, endpoint: Self.prefix, lane: lane),
+            .init(Self.notifyPath + "/?", self, endpoint: Self.prefix, methods: ["POST"], lane: lane),
             .init("/_matrix/{path...}", elsewhere, endpoint: Self.prefix),
         ]
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    /// Who asks, first: a caller not listed learns nothing, not even which paths or methods exist.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
+        try checkCaller(request)
+    }
+
+    private func checkCaller(_ request: Request) throws {
+        guard homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
+    }
+
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        try checkCaller(request)
         do {
-            return try notify(request, logger: logger)
+            return try notify(request, logger: context.logger)
         } catch let refusal as MatrixRefusal {
-            note(status: refusal.status, devices: 0, rejected: 0, refusal.message)
-            throw refusal
+            throw noted(refusal)
         }
     }
 
+    /// `refusal`, noted for `/status` as the answer the homeserver gets.
+    private func noted(_ refusal: MatrixRefusal) -> MatrixRefusal {
+        answers?.record(status: refusal.status, refusal.message)
+        return refusal
+    }
+
     private func notify(_ request: Request, logger: Logger) throws -> Response {
-        // Who asks first: a caller outside the list learns nothing, not even which paths exist.
-        guard homeservers.allows(request.remoteAddress) else { throw MatrixRefusal.forbidden(request.remoteAddress) }
-        guard servesNotify else { throw MatrixRefusal.unrecognizedPath(request.path) }
-        guard request.method == "POST" else { throw MatrixRefusal.unrecognizedMethod }
         // Counted on the bytes, before a value is built for each of up to a megabyte's devices.
         guard MatrixDeviceList.isWithin(Self.maximumDevices, request.body) else { throw Self.tooManyDevices }
         let notification = try MatrixNotification.parse(request.body)
@@ -100,17 +107,13 @@ public struct MatrixGateway: DialectHandler {
     private func answer(_ outcome: MatrixOutcome, devices: Int) -> Response {
         switch outcome {
         case .answered(let rejected, let firstReason):
-            note(status: 200, devices: devices, rejected: rejected.count, firstReason ?? "")
+            answers?.record(status: 200, devices: devices, rejected: rejected.count, firstReason ?? "")
             return .json(200, JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded())
         case .failed(let refusal):
-            note(status: refusal.status, devices: devices, rejected: 0, refusal.message)
+            answers?.record(status: refusal.status, devices: devices, refusal.message)
             var response = refusal.response
             response.logNote = refusal.message
             return response
         }
-    }
-
-    private func note(status: Int, devices: Int, rejected: Int, _ note: String) {
-        answers?.record(.init(at: Date(), status: status, devices: devices, rejected: rejected, note: note))
     }
 }

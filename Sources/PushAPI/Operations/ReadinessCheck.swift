@@ -14,9 +14,6 @@ public struct ReadinessCheck: RequestHandler {
     }
 
     public func handle(_ request: Request) -> Response {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
-        }
         if let reason = notReadyReason() {
             var response = Response.text(503, "not ready", headers: [("Retry-After", "5")])
             response.logNote = "not ready: \(reason)"

@@ -48,21 +48,15 @@ public struct Pnm2Gateway: SendEndpoint {
         home.resume(afterSeconds: seconds, then)
     }
 
-    /// The address; its route serves POST alone, and the router answers another method as
-    /// the document does (400 Bad Request, with Allow saying what works: `Pnm2Errors`).
-    public func checkAddress(_ request: Request) throws {
-        _ = try endpoint(of: request)
-    }
-
     private func endpoint(of request: Request) throws -> Pnm2Endpoint {
         guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
         return endpoint
     }
 
-    public func respond(to request: Request, as sender: Sender, logger: Logger) throws -> Response {
+    public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
         let endpoint = try endpoint(of: request)
         do {
-            return try send(request, to: endpoint, as: sender, logger: logger)
+            return try send(request, to: endpoint, as: sender, logger: context.logger)
         } catch let refusal as Pnm2Reply {
             // A request refused whole: the reply's code is the HTTP status.
             throw Pnm2Refusal(refusal)

@@ -60,8 +60,7 @@ public struct ServiceFailure: Sendable {
 /// A dialect's endpoint: answers a request or throws. What it throws becomes its response in
 /// one place (`Router.answer`), through its dialect's `ErrorRenderer`.
 public protocol DialectHandler: RequestHandler {
-    /// `logger` is the request's: every line the request causes carries its id.
-    func respond(to request: Request, logger: Logger) throws -> Response
+    func respond(to request: Request, context: RequestContext) throws -> Response
 
     /// The renderer of the endpoint's dialect (one per dialect, shared by its endpoints).
     var errors: any ErrorRenderer { get }
@@ -69,17 +68,25 @@ public protocol DialectHandler: RequestHandler {
     /// The routes the endpoint reads parameters from, answered by it; none when it reads
     /// nothing from its path (then whoever serves it names its routes).
     var routes: [Router.Route] { get }
+
+    /// What outranks a wrong method (a Beams path naming no resource, a Matrix caller not
+    /// listed). Asked by the router only for a method the route does not serve: `respond`
+    /// makes the same checks first.
+    func checkAddress(_ request: Request, context: RequestContext) throws
 }
 
 extension DialectHandler {
     public var routes: [Router.Route] { [] }
+
+    public func checkAddress(_ request: Request, context: RequestContext) throws {}
 
     /// For callers that hold the handler itself (tests, a wrapper): the answer of a router of
     /// its own routes, logging nowhere.
     public func handle(_ request: Request) -> Response {
         let routes = routes
         guard routes.isEmpty else { return Router(routes: routes).handle(request) }
-        return Router.answer(request, with: self, errors: errors, logger: Router.silent)
+        let context = RequestContext(match: request.route ?? .none, logger: Router.silent)
+        return Router.answer(request, with: self, context: context, errors: errors)
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {

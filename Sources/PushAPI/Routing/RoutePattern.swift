@@ -2,7 +2,8 @@
 /// segment's value, and a last `{name...}` for the rest of the path, however many segments
 /// (none included). `/device_api/v1/instances/{instance}/…`, `/pushToken/{path...}`. A
 /// pattern ending in `/?` takes the path with a trailing `/` too (`/api/push/?`), as the
-/// dialects that always did so still do.
+/// dialects that always did so still do; one ending in `/` takes only the path ending so (an
+/// empty last segment).
 public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
     public enum Segment: Sendable, Equatable {
         case literal(String)

@@ -17,10 +17,11 @@ struct RouteTable: Sendable {
         /// Whether `route` takes its path with a trailing `/` too.
         var routeTakesTrailingSlash = false
 
-        /// The child of the literal `segment`, compared by length, then bytes.
+        /// The child of the literal `segment`, compared by length, then bytes. An empty literal
+        /// is a pattern's last `/` (`…/devices/{platform}/`): the path ends in that `/`.
         func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
-            guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
             for (text, node) in literals where text.count == segment.count {
+                guard let start = segment.baseAddress, !segment.isEmpty else { return node }
                 let equal = text.withUnsafeBufferPointer { memcmp($0.baseAddress!, start, segment.count) == 0 }
                 if equal { return node }
             }

@@ -66,10 +66,6 @@ public struct Router: RequestHandler {
                 pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane)
         }
 
-        public func serves(_ method: String) -> Bool {
-            methods?.contains(method) ?? true
-        }
-
         /// The dialect's answer to `method` when the route does not serve it; nil when it does.
         public func refusal(ofMethod method: String) -> Response? {
             guard let methods, !methods.contains(method) else { return nil }
@@ -100,7 +96,8 @@ public struct Router: RequestHandler {
         let (refused, index) = (match.pathRefusal != nil, match.index)
         head.route = consume match
         // A refused path or method is answered where it was read, whichever lane its route has.
-        guard !refused, let index, routes[index].serves(head.method), let lane = routes[index].lane else { return nil }
+        guard !refused, let index, routes[index].methods?.contains(head.method) != false, let lane = routes[index].lane
+        else { return nil }
         let chosen = lane(&head)
         head.route?.lane = chosen
         return chosen
@@ -108,9 +105,6 @@ public struct Router: RequestHandler {
 
     /// Every route's pattern, in the order given (which decides nothing: see `RouteTable`).
     public var patterns: [RoutePattern] { routes.map(\.pattern) }
-
-    /// Every route, in the order given: what each serves, for whoever lists the table.
-    public var allRoutes: [Route] { routes }
 
     /// The route of `path`, and the refusal of the path itself where nginx would read it
     /// otherwise: then in the shape of the dialect the caller meant, the route of the raw path
@@ -141,9 +135,11 @@ public struct Router: RequestHandler {
         }
         guard let index = match.index else { return .text(404, "no endpoint at \(request.path)") }
         let route = routes[index]
-        if let refusal = route.refusal(ofMethod: request.method) { return refusal }
-        guard let dialect = route.dialect else { return route.handler.handle(request) }
-        return Self.answer(request, with: dialect, errors: route.errors, logger: logger(for: request))
+        guard let dialect = route.dialect else {
+            return route.refusal(ofMethod: request.method) ?? route.handler.handle(request)
+        }
+        let context = RequestContext(match: consume match, logger: logger(for: request))
+        return Self.answer(request, with: dialect, context: context, errors: route.errors, methods: route.methods)
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
@@ -162,12 +158,18 @@ public struct Router: RequestHandler {
         return logger
     }
 
-    /// The one place a dialect's thrown error becomes its response, in the dialect's shape.
+    /// The one place a dialect's thrown error becomes its response, in the dialect's shape. A
+    /// method outside `methods` never reaches `respond`; `checkAddress` is asked only then.
     static func answer(
-        _ request: Request, with handler: some DialectHandler, errors: any ErrorRenderer, logger: Logger
+        _ request: Request, with handler: some DialectHandler, context: RequestContext, errors: any ErrorRenderer,
+        methods: [String]? = nil
     ) -> Response {
         do {
-            return try handler.respond(to: request, logger: logger)
+            if let methods, !methods.contains(request.method) {
+                try handler.checkAddress(request, context: context)
+                return errors.methodNotAllowed(request.method, allowed: methods)
+            }
+            return try handler.respond(to: request, context: context)
         } catch {
             return errors.response(to: error)
         }

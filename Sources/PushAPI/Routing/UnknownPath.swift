@@ -12,7 +12,7 @@ public struct UnknownPath: DialectHandler {
         self.refusal = refusal
     }
 
-    public func respond(to request: Request, logger: Logger) throws -> Response {
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
         try refusal(request)
     }
 }

@@ -50,6 +50,11 @@ public struct RouteParameters: Sendable, Equatable {
 
     public var count: Int { pairs.count }
 
+    /// The value of `name` percent-decoded (`+` kept), nil when absent or not validly encoded.
+    public func decoded(_ name: String) -> String? {
+        self[name].flatMap { try? FormParameters.percentDecode($0, plusAsSpace: false) }
+    }
+
     public static func == (lhs: RouteParameters, rhs: RouteParameters) -> Bool {
         lhs.pairs.map(\.name) == rhs.pairs.map(\.name) && lhs.pairs.map(\.value) == rhs.pairs.map(\.value)
     }
