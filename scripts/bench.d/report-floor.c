@@ -9,14 +9,14 @@
  * inside BEGIN IMMEDIATE … COMMIT: the links read again, per channel its device found or
  * inserted (or its report recorded) and its link moved, then each device a link left deleted
  * when nothing owns it (its foreign keys cascading as serve's do); then answers 200 with no
- * body. No app or token checks, no logging, no metrics: what a report costs
- * it is the least any responder pays for the same exchange, parsing, lookup and write on this
- * machine and this schema.
+ * body. No app or token checks, no logging, no metrics: what a report costs it is the least a
+ * responder pays for the same exchange, parsing, lookup and write on this machine and this
+ * schema.
  *
  * Why serve's schema: a floor that kept a report as one row of its own table wrote one row in
  * place where a changing report moves two links and replaces two devices (each with its
  * indexes and six cascading foreign keys); its changing report measured that table, not the
- * least a report costs (docs/performance.md, "The Token Reporter floor").
+ * least a report costs (docs/performance.md, "The Token Reporter floor on serve's schema").
  *
  *   report-floor SOCKET DATABASE [THREADS]    (default 4; scripts/bench.d/reporter-floor
  *                                             passes as many as serve runs at once on SQLite)
@@ -24,8 +24,8 @@
  * DATABASE must be migrated by `pushgate migrate`. Its connections are as serve's: WAL,
  * synchronous=NORMAL (a commit is a WAL append; only checkpoints sync), foreign keys on; each
  * thread reads on a connection of its own, and writes go to one connection that commits
- * together what the threads queued meanwhile, as serve's group-commit writer does. It takes connections as serve does (floor-connections.h). Runs until SIGTERM
- * or SIGINT.
+ * together what the threads queued meanwhile, as serve's group-commit writer does. It takes
+ * connections as serve does (floor-connections.h). Runs until SIGTERM or SIGINT.
  */
 #include <sqlite3.h>
 #include <stdint.h>
