@@ -114,7 +114,7 @@ let package = Package(
             dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream", "PushStore"]),
         .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "PushStore", "PushCore", "PushTesting"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "PushStore", "PushCore", "PushDelivery", "PushTesting"]),
         .testTarget(name: "DoctorTests", dependencies: ["App", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),
     ]
 )

@@ -2,6 +2,7 @@
 import Foundation
 import PushAPI
 import PushCore
+import PushDelivery
 import PushStore
 import PushTesting
 import XCTest
@@ -27,7 +28,9 @@ final class RouteTableOfServeTests: XCTestCase {
         let store = try settings.backend().openStore(migrating: true, creating: true)
         return Routes.router(
             store: store,
-            services: RouteServices(configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent))
+            services: RouteServices(
+                configuration: Configuration(), delivery: DeliveryPipeline(catalog: store, clients: [], logger: Router.silent),
+                logger: Router.silent))
     }
 
     /// No two routes of one shape (which would match the same paths: the table refuses them
