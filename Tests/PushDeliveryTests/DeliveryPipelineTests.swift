@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MetricsTestKit
 import PushCore
 import PushTesting
 import XCTest
@@ -98,8 +99,9 @@ final class DeliveryPipelineTests: XCTestCase {
     func testTheNonBlockingFormAnswersOnHome() {
         transport.preload("apns.test", status: 200, headers: [HTTPHeader("apns-id", "x")])
         let home = Immediately()
+        let push = Fixtures.apnsPush()
         XCTAssertEqual(
-            awaitResult { pipeline.deliver([Fixtures.apnsPush()], logger: Fixtures.logger, home: home, completion: $0) },
+            awaitResult { pipeline.deliver([push], logger: Fixtures.logger, home: home, completion: $0) },
             [.delivered(id: "x")])
         XCTAssertEqual(home.resumed, 1)
     }
@@ -142,6 +144,51 @@ final class DeliveryPipelineTests: XCTestCase {
         XCTAssertEqual(answer?.0, [.deadToken(reason: "Unregistered", since: nil)])
         XCTAssertEqual(answer?.1, [6])
         XCTAssertEqual(home.resumed, 1)
+    }
+
+    /// A dialect's pushes count under its name and their app's platform; the answers the
+    /// clients got count whoever sent them; the bare pipeline (the outbox's) counts no push.
+    func testADialectsPushesAndEveryUpstreamAnswerAreCounted() throws {
+        let counted = TestMetrics()
+        let gone = FakeTransport.Reply.response(410, body: #"{"reason":"Unregistered"}"#)
+        transport.preload("apns.test", .response(200), .response(200), gone)
+        let pipeline = DeliveryPipeline(
+            catalog: store, transport: transport,
+            configuration: DeliveryConfiguration(apns: Fixtures.endpoints, fcmURL: "https://fcm.test"),
+            providerTokens: ProviderTokenCache(clock: clock.unixClock),
+            accessTokens: AccessTokenCache(transport: transport, clock: clock.unixClock, logger: Fixtures.logger),
+            clock: clock.unixClock, metrics: DeliveryMetrics(factory: counted), logger: Fixtures.logger)
+        let carried = PushCore.Notification(
+            app: Fixtures.apnsTokenApp(), token: Fixtures.apnsToken, apns: Fixtures.apnsPush().apns)
+
+        _ = pipeline.deliver([carried])
+        XCTAssertThrowsError(try counted.expectCounter("pushgate_pushes_total", Self.push("delivered")))
+        XCTAssertEqual(
+            try counted.expectCounter(
+                "pushgate_upstream_answers_total", [("provider", "apns"), ("status", "200"), ("reason", "ok")]
+            ).totalValue, 1)
+
+        let matrix = pipeline.sending(as: "matrix", devices: StoredDevices())
+        XCTAssertEqual(
+            matrix.deliver([carried, carried, Fixtures.apnsPush(app: "com.example.nowhere")]).map(PushResultLabel.init),
+            [.delivered, .deadToken, .rejected])
+        XCTAssertEqual(try counted.expectCounter("pushgate_pushes_total", Self.push("delivered")).totalValue, 1)
+        XCTAssertEqual(try counted.expectCounter("pushgate_pushes_total", Self.push("dead_token")).totalValue, 1)
+        XCTAssertEqual(
+            try counted.expectCounter(
+                "pushgate_pushes_total", [("provider", "unknown"), ("dialect", "matrix"), ("result", "rejected")]
+            ).totalValue, 1)
+        XCTAssertEqual(
+            try counted.expectCounter(
+                "pushgate_tokens_pruned_total", [("provider", "apns"), ("reason", "Unregistered")]
+            ).totalValue, 1)
+        XCTAssertEqual(
+            try counted.expectTimer("pushgate_upstream_request_duration_seconds", [("provider", "apns")]).values.count,
+            3)
+    }
+
+    private static func push(_ result: String) -> [(String, String)] {
+        [("provider", "apns"), ("dialect", "matrix"), ("result", result)]
     }
 
     func testAFailedPruneLeavesTheResultAlone() {
