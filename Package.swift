@@ -111,10 +111,13 @@ let package = Package(
         // PushStore: the tests of several nodes sharing one database (outbox, provider tokens).
         .testTarget(
             name: "PushDeliveryTests",
-            dependencies: ["PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream", "PushStore"]),
+            dependencies: [
+                "PushDelivery", "PushCore", "PushCrypto", "PushTesting", "MockUpstream", "PushStore",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "PushStore", "PushCore", "PushTesting"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "PushStore", "PushCore", "PushDelivery", "PushTesting"]),
         .testTarget(name: "DoctorTests", dependencies: ["App", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),
     ]
 )

@@ -4,13 +4,13 @@ import PushDelivery
 
 /// The delivery side of one process: the one curl engine, the one provider-token and
 /// access-token cache (Apple answers TooManyProviderTokenUpdates to gateways that mint a JWT
-/// per thread), and the router every dialect and the outbox push through. (Dialects that
-/// push while the caller waits wrap it in `PruningDeliverer`; the outbox prunes itself.)
+/// per thread), and the pipeline every dialect and the outbox push through. (Dialects that
+/// push while the caller waits take it `sending(as:devices:)`; the outbox prunes itself.)
 final class DeliveryStack: Sendable {
     let engine: CurlEngine
     /// What the engine runs with: its time-out per request also bounds pnm2's retry.
     let engineConfiguration: CurlEngineConfiguration
-    let router: DeliveryRouter
+    let pipeline: DeliveryPipeline
     let accessTokens: AccessTokenCache
 
     init(
@@ -24,7 +24,7 @@ final class DeliveryStack: Sendable {
         self.engineConfiguration = engineConfiguration
         engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
         accessTokens = AccessTokenCache(transport: RefreshCountingTransport(engine, metrics: metrics), logger: logger)
-        router = DeliveryRouter(
+        pipeline = DeliveryPipeline(
             catalog: catalog, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: configuration.apnsURL, sandbox: configuration.apnsSandboxURL),

@@ -9,9 +9,9 @@ import PushStore
 /// What the dialects need besides the store, shared by every responder thread.
 struct RouteServices: Sendable {
     let configuration: Configuration
-    /// The process's one delivery router. Dialects that push while the caller waits wrap it in
-    /// a `PruningDeliverer` over the store; fan-out goes through the outbox instead.
-    let deliverer: any Deliverer
+    /// The process's one delivery pipeline. Dialects that push while the caller waits take it
+    /// counting under their name and pruning the store; fan-out goes through the outbox instead.
+    let delivery: DeliveryPipeline
     let logger: Logger
     /// Wakes the outbox worker after a publish or event queued pushes (otherwise it looks at
     /// its next poll).
@@ -32,7 +32,7 @@ struct RouteServices: Sendable {
     /// The writes the backend queues for batches, whose stalls `/readyz` reports; nil when
     /// every write is its own transaction.
     var queuedWrites: (any QueuedWrites)? = nil
-    /// The process's metrics, which `/metrics` shows and pnm2's pushes count into.
+    /// The process's metrics, which `/metrics` shows.
     var metrics = OperatorMetrics()
     /// The store's gauges for `/metrics`, shared so that they are read once a second at most.
     var storeGauges: StoreGauges? = nil
@@ -56,22 +56,14 @@ enum Routes {
         let senders = SenderAuthorization(keys: store, digest: SenderKeyMaterial.digest(of:))
         let bridgeApps = BridgeApps(
             apns: services.configuration.bridgeAPNsApp, fcm: services.configuration.bridgeFCMApp)
-        // A dialect that sends while its caller waits: its pushes counted under its name, and
-        // the stored devices the upstream calls dead pruned.
-        func deliverer(dialect: String) -> PruningDeliverer {
-            PruningDeliverer(
-                CountingDeliverer(
-                    services.deliverer, dialect: dialect, catalog: store, metrics: services.metrics.delivery),
-                devices: store, records: store, logger: services.logger)
-        }
         let pnm2 = SenderOnly(
             Pnm2Gateway(
-                apps: store, directory: store, deliverer: deliverer(dialect: "pnm2"),
+                apps: store, directory: store, deliverer: services.delivery.sending(as: "pnm2", devices: store),
                 subscriptions: subscriptions, budget: services.pnm2RetryBudget),
             senders: senders)
         let matrix = MatrixGateway(
             apps: store, directory: store,
-            deliverer: deliverer(dialect: "matrix"),
+            deliverer: services.delivery.sending(as: "matrix", devices: store),
             webPushSubscriptions: subscriptions, homeservers: services.configuration.matrixHomeservers,
             answers: services.matrixAnswers)
         let bridge = NotificationBridge(

@@ -45,7 +45,7 @@ struct FixedCatalog: AppCatalog {
 struct APNsLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns",
-        abstract: "Send --count alert pushes through the DeliveryRouter, --rounds times; print the best round.")
+        abstract: "Send --count alert pushes through the DeliveryPipeline, --rounds times; print the best round.")
 
     @Option(help: "The mock APNs, e.g. https://127.0.0.1:PORT.") var url: String
     @Option(help: "Pushes per round.") var count = 20_000
@@ -62,7 +62,7 @@ struct APNsLoad: ParsableCommand {
         engineConfiguration.threads = threads
         let engine = try CurlEngine(configuration: engineConfiguration, logger: logger)
         defer { engine.shutdown() }
-        let router = DeliveryRouter(
+        let pipeline = DeliveryPipeline(
             catalog: FixedCatalog(app: try LoadFixture.app()), transport: engine,
             configuration: DeliveryConfiguration(apns: APNsEndpoints(production: url, sandbox: url)),
             providerTokens: ProviderTokenCache(), accessTokens: AccessTokenCache(transport: engine, logger: logger),
@@ -70,14 +70,14 @@ struct APNsLoad: ParsableCommand {
         let push = Notification(
             appID: try LoadFixture.app().id, token: LoadFixture.token,
             apns: APNsMessage(payload: Array(#"{"aps":{"alert":"bench"}}"#.utf8)))
-        let warm = router.deliver([push])
+        let warm = pipeline.deliver([push])
         guard warm.first?.isDelivered == true else {
             throw ValidationError("the mock did not accept a push: \(warm.first.map { "\($0)" } ?? "no result")")
         }
         var best = 0.0
         for round in 1...rounds {
             let started = Date()
-            let results = router.deliver(Array(repeating: push, count: count))
+            let results = pipeline.deliver(Array(repeating: push, count: count))
             let seconds = Date().timeIntervalSince(started)
             let delivered = results.filter(\.isDelivered).count
             guard delivered == count else {

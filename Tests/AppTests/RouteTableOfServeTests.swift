@@ -2,6 +2,7 @@
 import Foundation
 import PushAPI
 import PushCore
+import PushDelivery
 import PushStore
 import PushTesting
 import XCTest
@@ -28,7 +29,8 @@ final class RouteTableOfServeTests: XCTestCase {
             busyTimeoutMilliseconds: 1000, synchronous: .normal)
         let store = try settings.backend().openStore(migrating: true, creating: true)
         var services = RouteServices(
-            configuration: Configuration(), deliverer: ScriptedDeliverer(), logger: Router.silent)
+            configuration: Configuration(), delivery: DeliveryPipeline(catalog: store, clients: [], logger: Router.silent),
+            logger: Router.silent)
         services.matrixAnswers = matrixAnswers
         return Routes.router(store: store, services: services)
     }

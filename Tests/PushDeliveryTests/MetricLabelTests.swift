@@ -12,45 +12,45 @@ final class MetricLabelTests: XCTestCase {
     }
 
     func testAPNsAnswersBecomeTheirStatusAndReason() {
-        XCTAssertEqual(MeasuredTransport.labels(reply(200, ""), provider: .apns).status, "200")
-        XCTAssertEqual(MeasuredTransport.labels(reply(200, ""), provider: .apns).reason, "ok")
-        let unregistered = MeasuredTransport.labels(
+        XCTAssertEqual(UpstreamMeter.labels(reply(200, ""), provider: .apns).status, "200")
+        XCTAssertEqual(UpstreamMeter.labels(reply(200, ""), provider: .apns).reason, "ok")
+        let unregistered = UpstreamMeter.labels(
             reply(410, #"{"reason":"Unregistered","timestamp":1}"#), provider: .apns)
         XCTAssertEqual(unregistered.status, "410")
         XCTAssertEqual(unregistered.reason, "Unregistered")
         XCTAssertEqual(
-            MeasuredTransport.labels(reply(400, #"{"reason":"BadDeviceToken"}"#), provider: .apns).reason,
+            UpstreamMeter.labels(reply(400, #"{"reason":"BadDeviceToken"}"#), provider: .apns).reason,
             "BadDeviceToken")
         XCTAssertEqual(
-            MeasuredTransport.labels(reply(403, #"{"reason":"InvalidProviderToken"}"#), provider: .apns).reason,
+            UpstreamMeter.labels(reply(403, #"{"reason":"InvalidProviderToken"}"#), provider: .apns).reason,
             "InvalidProviderToken")
     }
 
     func testFCMAnswersBecomeTheirErrorCode() {
         let body =
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
-        let labels = MeasuredTransport.labels(reply(404, body), provider: .fcm)
+        let labels = UpstreamMeter.labels(reply(404, body), provider: .fcm)
         XCTAssertEqual(labels.status, "404")
         XCTAssertEqual(labels.reason, "UNREGISTERED")
     }
 
     /// Push services share no reason words: the verdict's word, whatever the service wrote.
     func testWebPushAnswersBecomeTheVerdictsWord() {
-        XCTAssertEqual(MeasuredTransport.labels(reply(201, ""), provider: .web).status, "201")
-        XCTAssertEqual(MeasuredTransport.labels(reply(201, ""), provider: .web).reason, "ok")
+        XCTAssertEqual(UpstreamMeter.labels(reply(201, ""), provider: .web).status, "201")
+        XCTAssertEqual(UpstreamMeter.labels(reply(201, ""), provider: .web).reason, "ok")
         XCTAssertEqual(
-            MeasuredTransport.labels(reply(410, #"{"errno":103,"message":"Gone \#(UUID())"}"#), provider: .web).reason,
+            UpstreamMeter.labels(reply(410, #"{"errno":103,"message":"Gone \#(UUID())"}"#), provider: .web).reason,
             "Gone")
-        XCTAssertEqual(MeasuredTransport.labels(reply(403, #"{"reason":"BadJwtToken"}"#), provider: .web).reason, "Forbidden")
-        XCTAssertEqual(MeasuredTransport.labels(reply(429, "<html>slow</html>"), provider: .web).reason, "TooManyRequests")
-        XCTAssertEqual(MeasuredTransport.labels(reply(418, "teapot"), provider: .web).reason, "Refused")
+        XCTAssertEqual(UpstreamMeter.labels(reply(403, #"{"reason":"BadJwtToken"}"#), provider: .web).reason, "Forbidden")
+        XCTAssertEqual(UpstreamMeter.labels(reply(429, "<html>slow</html>"), provider: .web).reason, "TooManyRequests")
+        XCTAssertEqual(UpstreamMeter.labels(reply(418, "teapot"), provider: .web).reason, "Refused")
     }
 
     func testWhatNoDocumentNamesIsOther() {
         // A made-up reason, markup, a long text, a body that is no JSON: never a label of its own.
         for body in [#"{"reason":"Whatever-\#(UUID().uuidString)"}"#, #"{"reason":"<b>x</b>"}"#, "not json", ""] {
-            XCTAssertEqual(MeasuredTransport.labels(reply(400, body), provider: .apns).reason, "other", body)
-            XCTAssertEqual(MeasuredTransport.labels(reply(500, body), provider: .fcm).reason, "other", body)
+            XCTAssertEqual(UpstreamMeter.labels(reply(400, body), provider: .apns).reason, "other", body)
+            XCTAssertEqual(UpstreamMeter.labels(reply(500, body), provider: .fcm).reason, "other", body)
         }
         XCTAssertEqual(UpstreamReasonLabel.bounded("QUOTA_EXCEEDED: slow down"), "QUOTA_EXCEEDED")
         XCTAssertEqual(UpstreamReasonLabel.bounded("Unregistered"), "Unregistered")
@@ -58,11 +58,11 @@ final class MetricLabelTests: XCTestCase {
     }
 
     func testTransportFailuresAreNamedByKind() {
-        XCTAssertEqual(MeasuredTransport.labels(.failure(.timeout("x")), provider: .apns).status, "none")
-        XCTAssertEqual(MeasuredTransport.labels(.failure(.timeout("x")), provider: .apns).reason, "timeout")
+        XCTAssertEqual(UpstreamMeter.labels(.failure(.timeout("x")), provider: .apns).status, "none")
+        XCTAssertEqual(UpstreamMeter.labels(.failure(.timeout("x")), provider: .apns).reason, "timeout")
         XCTAssertEqual(
-            MeasuredTransport.labels(.failure(.connectionLost("reset")), provider: .fcm).reason, "connection_lost")
-        XCTAssertEqual(MeasuredTransport.labels(.failure(.tls("bad cert")), provider: .fcm).reason, "tls")
+            UpstreamMeter.labels(.failure(.connectionLost("reset")), provider: .fcm).reason, "connection_lost")
+        XCTAssertEqual(UpstreamMeter.labels(.failure(.tls("bad cert")), provider: .fcm).reason, "tls")
     }
 
     func testResultsOfPushesAndOfOutboxRows() {

@@ -58,7 +58,7 @@ extension AppsCommand {
             let probe = Notification(
                 app: app, token: Self.probeToken,
                 apns: APNsMessage(payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: .background, priority: 5))
-            let result = stack.router.deliver([probe])[0]
+            let result = stack.pipeline.deliver([probe])[0]
             switch result {
             case .delivered, .deadToken:
                 print("ok: APNs accepted the credentials of \(app.id) (a probe to a dummy token answered: \(DeliveryResultText.describe(result)))")

@@ -56,7 +56,7 @@ struct SendCommand: ParsableCommand {
         let stack = try DeliveryStack(
             configuration: runtime.configuration, catalog: store, providerTokenArchive: store, logger: runtime.logger)
         defer { stack.stop() }
-        let result = stack.router.deliver([notification])[0]
+        let result = stack.pipeline.deliver([notification])[0]
         print(DeliveryResultText.describe(result))
         if !result.isDelivered { throw ExitCode(1) }
     }

@@ -27,7 +27,7 @@ struct BackgroundServices {
                 configuration: configuration, catalog: store, events: events, providerTokenArchive: store,
                 metrics: metrics.delivery, logger: logger))
         let outbox = try services.start(
-            outboxWorker(runtime: runtime, store: store, deliverer: delivery.router, metrics: metrics))
+            outboxWorker(runtime: runtime, store: store, deliverer: delivery.pipeline, metrics: metrics))
         if let wakes = database.outboxWakes(onWake: { outbox.notify() }) {
             try services.start(wakes)
         }
@@ -81,7 +81,7 @@ struct BackgroundServices {
         // Runs of the password hash itself (a remembered success or a throttled login runs none).
         let passwordChecks = Counter(label: "pushgate_password_checks_total", factory: metrics.factory)
         return RouteServices(
-            configuration: configuration, deliverer: delivery.router, logger: logger,
+            configuration: configuration, delivery: delivery.pipeline, logger: logger,
             wakeOutbox: { [outbox] in outbox.notify() },
             pnm2RetryBudget: Pnm2RetryBudget(
                 answerWithinSeconds: Pnm2RetryBudget.standard.answerWithinSeconds,

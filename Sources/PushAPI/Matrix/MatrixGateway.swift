@@ -27,7 +27,7 @@ public struct MatrixGateway: DialectHandler {
 
     /// - Parameters:
     ///   - directory: finds the stored device of a pushkey, so that a dead one is pruned.
-    ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`.
+    ///   - deliverer: the process's deliverer, pruning dead stored devices (`DeliveryPipeline.sending`).
     ///   - webPushSubscriptions: the allow-list of push services and the key check a Web Push
     ///     pusher's subscription must pass.
     ///   - answers: where each answer is noted for `/status`.

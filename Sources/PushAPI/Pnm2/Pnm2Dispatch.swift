@@ -8,7 +8,7 @@ struct Pnm2Dispatch: Sendable {
     let apps: any AppCatalog
     let directory: any AcrobitsPushDirectory
     let subscriptions: WebPushSubscriptionCheck
-    /// The process's deliverer wrapped to prune dead stored devices.
+    /// The process's deliverer, pruning dead stored devices.
     let deliverer: any Deliverer
     /// Waits before the one in-request retry (injected so tests do not wait).
     let pause: Pnm2Gateway.RetryPause

@@ -23,8 +23,8 @@ public struct Pnm2Gateway: SendEndpoint {
     private var address: Pnm2Endpoint?
 
     /// - Parameters:
-    ///   - deliverer: the process's deliverer wrapped in a `PruningDeliverer`, so a dead token
-    ///     prunes its stored device.
+    ///   - deliverer: the process's deliverer, pruning dead stored devices
+    ///     (`DeliveryPipeline.sending`).
     ///   - pause: waits before the in-request retry; tests pass one that does not wait.
     ///   - budget: whether that retry still fits before nginx gives up on the request.
     ///   - subscriptions: what a Web Push subscription named in a push must be.

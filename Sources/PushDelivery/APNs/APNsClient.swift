@@ -8,6 +8,7 @@ public final class APNsClient: PlatformDeliverer {
     public var platform: Platform { .apns }
 
     private let transport: HTTP2Transport
+    private let meter: UpstreamMeter
     private let endpoints: APNsEndpoints
     private let providerTokens: ProviderTokenCache
     private let credentials: CredentialCache
@@ -21,14 +22,15 @@ public final class APNsClient: PlatformDeliverer {
     ) {
         self.init(
             transport: transport, endpoints: endpoints, providerTokens: providerTokens, credentials: CredentialCache(),
-            events: events, clock: clock, logger: logger)
+            events: events, metrics: .off, clock: clock, logger: logger)
     }
 
     init(
         transport: HTTP2Transport, endpoints: APNsEndpoints, providerTokens: ProviderTokenCache,
-        credentials: CredentialCache, events: DeliveryEvents, clock: UnixClock, logger: Logger
+        credentials: CredentialCache, events: DeliveryEvents, metrics: DeliveryMetrics, clock: UnixClock, logger: Logger
     ) {
         self.transport = transport
+        meter = UpstreamMeter(provider: .apns, metrics: metrics)
         self.endpoints = endpoints
         self.providerTokens = providerTokens
         self.credentials = credentials
@@ -94,7 +96,9 @@ public final class APNsClient: PlatformDeliverer {
         let request = APNsRequest.make(
             attempt.message, token: attempt.notification.token, app: attempt.app, sandbox: attempt.sandbox,
             endpoints: endpoints, bearer: attempt.bearer, identity: identity)
+        let started = UpstreamMeter.start()
         transport.submit(request) { [self] outcome in
+            meter.record(outcome, since: started)
             let verdict = APNsVerdict.interpret(outcome, now: clock.now())
             handle(verdict, attempt, authentication, completion)
         }

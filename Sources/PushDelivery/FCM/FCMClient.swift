@@ -9,6 +9,7 @@ public final class FCMClient: PlatformDeliverer {
     public var platform: Platform { .fcm }
 
     private let transport: HTTP2Transport
+    private let meter: UpstreamMeter
     private let baseURL: String
     private let accessTokens: AccessTokenCache
     private let credentials: CredentialCache
@@ -22,14 +23,15 @@ public final class FCMClient: PlatformDeliverer {
     ) {
         self.init(
             transport: transport, baseURL: baseURL, accessTokens: accessTokens, credentials: CredentialCache(),
-            clock: clock, logger: logger)
+            metrics: .off, clock: clock, logger: logger)
     }
 
     init(
         transport: HTTP2Transport, baseURL: String, accessTokens: AccessTokenCache, credentials: CredentialCache,
-        clock: UnixClock, logger: Logger
+        metrics: DeliveryMetrics, clock: UnixClock, logger: Logger
     ) {
         self.transport = transport
+        meter = UpstreamMeter(provider: .fcm, metrics: metrics)
         self.baseURL = baseURL
         self.accessTokens = accessTokens
         self.credentials = credentials
@@ -84,7 +86,9 @@ public final class FCMClient: PlatformDeliverer {
         _ prepared: Prepared, _ accessToken: String, _ completion: @escaping @Sendable (DeliveryResult) -> Void
     ) {
         let request = FCMRequest.make(url: prepared.url, body: prepared.body, accessToken: accessToken)
+        let started = UpstreamMeter.start()
         transport.submit(request) { [self] outcome in
+            meter.record(outcome, since: started)
             switch FCMVerdict.interpret(outcome, now: clock.now()) {
             case .delivered(let name):
                 completion(.delivered(id: name))

@@ -1,6 +1,6 @@
 import PushCore
 
-/// What `APNsClient` and `FCMClient` have in common, so that the router picks one by platform
+/// What `APNsClient` and `FCMClient` have in common, so that the pipeline picks one by platform
 /// without a `switch` (STYLE 1). `send` returns at once; `completion` runs exactly once, maybe
 /// on the transport's thread, so it must be quick.
 public protocol PlatformDeliverer: Sendable {

@@ -11,6 +11,7 @@ public final class WebPushClient: PlatformDeliverer {
     public var platform: Platform { .web }
 
     private let transport: HTTP2Transport
+    private let meter: UpstreamMeter
     private let endpoints: WebPushEndpointPolicy
     private let tokens: VAPIDTokenCache
     private let credentials: CredentialCache
@@ -23,14 +24,15 @@ public final class WebPushClient: PlatformDeliverer {
     ) {
         self.init(
             transport: transport, endpoints: endpoints, tokens: VAPIDTokenCache(clock: clock),
-            credentials: CredentialCache(), clock: clock, logger: logger)
+            credentials: CredentialCache(), metrics: .off, clock: clock, logger: logger)
     }
 
     init(
         transport: HTTP2Transport, endpoints: WebPushEndpointPolicy, tokens: VAPIDTokenCache,
-        credentials: CredentialCache, clock: UnixClock, logger: Logger
+        credentials: CredentialCache, metrics: DeliveryMetrics, clock: UnixClock, logger: Logger
     ) {
         self.transport = transport
+        meter = UpstreamMeter(provider: .web, metrics: metrics)
         self.endpoints = endpoints
         self.tokens = tokens
         self.credentials = credentials
@@ -83,7 +85,9 @@ public final class WebPushClient: PlatformDeliverer {
         let request = WebPushRequest.make(
             endpoint: subscription.endpoint.url, body: body, ttl: message.ttl, urgency: message.urgency?.rawValue,
             topic: message.topic, authorization: authorization, addressCheck: addressCheck(for: subscription))
+        let started = UpstreamMeter.start()
         transport.submit(request) { [self] outcome in
+            meter.record(outcome, since: started)
             switch WebPushVerdict.interpret(outcome, now: clock.now()) {
             case .delivered(let location):
                 completion(.delivered(id: location))

@@ -7,7 +7,7 @@ import XCTest
 
 @testable import PushDelivery
 
-/// APNs delivery end to end: router → APNsClient → CurlEngine → mock APNs over TLS.
+/// APNs delivery end to end: pipeline → APNsClient → CurlEngine → mock APNs over TLS.
 final class APNsIntegrationTests: XCTestCase {
     private var production: MockAPNs!
     private var sandbox: MockAPNs!
@@ -30,8 +30,8 @@ final class APNsIntegrationTests: XCTestCase {
         sandbox.shutdown()
     }
 
-    private func router() -> DeliveryRouter {
-        DeliveryRouter(
+    private func pipeline() -> DeliveryPipeline {
+        DeliveryPipeline(
             catalog: store, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: production.baseURL, sandbox: sandbox.baseURL), fcmURL: "https://127.0.0.1:1"),
@@ -41,7 +41,7 @@ final class APNsIntegrationTests: XCTestCase {
     }
 
     private func deliver(_ push: PushCore.Notification = Fixtures.apnsPush()) -> DeliveryResult {
-        router().deliver([push])[0]
+        pipeline().deliver([push])[0]
     }
 
     private var token: String { Fixtures.apnsToken.hex }
@@ -126,7 +126,7 @@ final class APNsIntegrationTests: XCTestCase {
     }
 
     func testOneProviderTokenForManyConcurrentPushes() {
-        let results = router().deliver(Array(repeating: Fixtures.apnsPush(), count: 300))
+        let results = pipeline().deliver(Array(repeating: Fixtures.apnsPush(), count: 300))
         XCTAssertEqual(results.filter(\.isDelivered).count, 300)
         XCTAssertEqual(production.providerTokenCounts["KEY1234567"], 1)
         XCTAssertEqual(production.connectionCount, 1)

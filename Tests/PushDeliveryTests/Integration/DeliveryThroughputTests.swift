@@ -7,7 +7,7 @@ import XCTest
 @testable import PushDelivery
 
 /// A quick throughput check (not a gate: the number depends on the machine): 20,000 pushes
-/// through the router and one engine connection to the mock APNs, which shares the CPU.
+/// through the pipeline and one engine connection to the mock APNs, which shares the CPU.
 /// Runs only with PUSHGATE_DELIVERY_BENCH=1; build with `-c release` for a meaningful figure.
 final class DeliveryThroughputTests: XCTestCase {
     func testTwentyThousandPushesThroughOneConnection() throws {
@@ -23,17 +23,17 @@ final class DeliveryThroughputTests: XCTestCase {
         defer { engine.shutdown() }
         let store = InMemoryTokenStore()
         try store.addApp(Fixtures.apnsTokenApp(), replacing: false)
-        let router = DeliveryRouter(
+        let pipeline = DeliveryPipeline(
             catalog: store, transport: engine,
             configuration: DeliveryConfiguration(apns: APNsEndpoints(production: apns.baseURL, sandbox: apns.baseURL)),
             providerTokens: ProviderTokenCache(), accessTokens: AccessTokenCache(transport: engine, logger: Fixtures.logger),
             logger: Fixtures.logger)
-        _ = router.deliver([Fixtures.apnsPush()])  // connect and sign first
+        _ = pipeline.deliver([Fixtures.apnsPush()])  // connect and sign first
 
         let count = 20_000
         let batch = Array(repeating: Fixtures.apnsPush(), count: count)
         let started = Date()
-        let results = router.deliver(batch)
+        let results = pipeline.deliver(batch)
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(results.filter(\.isDelivered).count, count)
         print("delivery: \(count) pushes in \(String(format: "%.2f", seconds)) s = \(Int(Double(count) / seconds)) pushes/s over \(apns.connectionCount) connection(s)")

@@ -6,11 +6,11 @@ import XCTest
 
 @testable import PushDelivery
 
-/// FCM delivery end to end: router → FCMClient → CurlEngine → mock FCM (OAuth + send) over TLS.
+/// FCM delivery end to end: pipeline → FCMClient → CurlEngine → mock FCM (OAuth + send) over TLS.
 final class FCMIntegrationTests: XCTestCase {
     private var fcm: MockFCM!
     private var engine: CurlEngine!
-    private var router: DeliveryRouter!
+    private var pipeline: DeliveryPipeline!
     private let store = InMemoryTokenStore()
     private let token = Fixtures.fcmToken.fcmText!
 
@@ -24,7 +24,7 @@ final class FCMIntegrationTests: XCTestCase {
                 id: AppID("com.example.android")!,
                 credentials: .fcmServiceAccount(json: try fcm.serviceAccountJSON(), projectID: MockFixtures.firebaseProjectID)),
             replacing: false)
-        router = DeliveryRouter(
+        pipeline = DeliveryPipeline(
             catalog: store, transport: engine, configuration: DeliveryConfiguration(fcmURL: fcm.baseURL),
             providerTokens: ProviderTokenCache(), accessTokens: AccessTokenCache(transport: engine, logger: Fixtures.logger),
             logger: Fixtures.logger)
@@ -36,7 +36,7 @@ final class FCMIntegrationTests: XCTestCase {
     }
 
     private func deliver() -> DeliveryResult {
-        router.deliver([Fixtures.fcmPush()])[0]
+        pipeline.deliver([Fixtures.fcmPush()])[0]
     }
 
     func testDelivered() throws {
@@ -87,7 +87,7 @@ final class FCMIntegrationTests: XCTestCase {
     }
 
     func testConcurrentSendsShareOneAccessTokenRequest() {
-        let results = router.deliver(Array(repeating: Fixtures.fcmPush(), count: 64))
+        let results = pipeline.deliver(Array(repeating: Fixtures.fcmPush(), count: 64))
         XCTAssertEqual(results.filter(\.isDelivered).count, 64)
         XCTAssertEqual(fcm.tokenRequests.count, 1)
     }

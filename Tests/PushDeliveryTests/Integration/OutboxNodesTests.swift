@@ -41,7 +41,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
         _ node: String, store: any SharedDatabase.NodeStore, idlePoll: Int64 = 200, lease: Int64 = 60_000,
         batchSize: Int = 50
     ) -> OutboxWorker {
-        let router = DeliveryRouter(
+        let pipeline = DeliveryPipeline(
             catalog: store, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: apns.baseURL, sandbox: apns.baseURL), fcmURL: "https://127.0.0.1:1"),
@@ -49,7 +49,7 @@ final class OutboxNodesTests: XCTestCase, RunsOnPostgreSQL {
             accessTokens: AccessTokenCache(transport: engine, logger: Fixtures.logger), events: IgnoredDeliveryEvents(),
             logger: Fixtures.logger)
         let worker = OutboxWorker(
-            store: store, deliverer: router,
+            store: store, deliverer: pipeline,
             configuration: OutboxWorkerConfiguration(
                 batchSize: batchSize, leaseMilliseconds: lease, idlePollMilliseconds: idlePoll,
                 releaseClaimsOnStart: .thisNode, nodeID: node),

@@ -57,10 +57,10 @@ final class DeliveryTroubleLogTests: XCTestCase {
         super.tearDown()
     }
 
-    private func router(_ app: RegisteredApp, logger: Logger) throws -> DeliveryRouter {
+    private func pipeline(_ app: RegisteredApp, logger: Logger) throws -> DeliveryPipeline {
         let catalog = InMemoryTokenStore()
         try catalog.addApp(app, replacing: true)
-        return DeliveryRouter(
+        return DeliveryPipeline(
             catalog: catalog, transport: engine,
             configuration: DeliveryConfiguration(
                 apns: APNsEndpoints(production: apns.baseURL, sandbox: apns.baseURL), fcmURL: "https://127.0.0.1:1"),
@@ -74,9 +74,9 @@ final class DeliveryTroubleLogTests: XCTestCase {
 
     func testAnAPNsOutageIsLoggedOnceAndItsEndOnce() throws {
         let (logger, log) = RecordingLogHandler.logger()
-        let router = try router(Fixtures.apnsTokenApp(), logger: logger)
+        let pipeline = try pipeline(Fixtures.apnsTokenApp(), logger: logger)
         apns.inject(.status(503, reason: "ServiceUnavailable"), forNext: 4)
-        let failed = router.deliver(Array(repeating: Fixtures.apnsPush(), count: 4))
+        let failed = pipeline.deliver(Array(repeating: Fixtures.apnsPush(), count: 4))
         XCTAssertEqual(failed, Array(repeating: .retryLater(reason: "ServiceUnavailable", afterSeconds: nil), count: 4))
         XCTAssertEqual(
             warnings(log),
@@ -85,7 +85,7 @@ final class DeliveryTroubleLogTests: XCTestCase {
         XCTAssertEqual(start.metadata["app"], "com.example.voip")
         XCTAssertEqual(start.metadata["provider"], "APNs")
 
-        XCTAssertTrue(router.deliver([Fixtures.apnsPush(), Fixtures.apnsPush()]).allSatisfy(\.isDelivered))
+        XCTAssertTrue(pipeline.deliver([Fixtures.apnsPush(), Fixtures.apnsPush()]).allSatisfy(\.isDelivered))
         XCTAssertEqual(warnings(log).count, 2)
         XCTAssertEqual(warnings(log).last, "upstream unreachable or failing: APNs recovered after 4 failure(s)")
     }
@@ -93,8 +93,8 @@ final class DeliveryTroubleLogTests: XCTestCase {
     func testRefusedCredentialsAreLoggedOncePerApp() throws {
         let (logger, log) = RecordingLogHandler.logger()
         // Signed with a key the mock does not know under that key id: InvalidProviderToken.
-        let router = try router(Fixtures.apnsTokenApp(key: TestKeys.otherAPNsKey), logger: logger)
-        let results = router.deliver(Array(repeating: Fixtures.apnsPush(), count: 3))
+        let pipeline = try pipeline(Fixtures.apnsTokenApp(key: TestKeys.otherAPNsKey), logger: logger)
+        let results = pipeline.deliver(Array(repeating: Fixtures.apnsPush(), count: 3))
         XCTAssertEqual(results, Array(repeating: .rejected(status: 403, reason: "InvalidProviderToken"), count: 3))
         XCTAssertEqual(
             warnings(log).filter { $0.hasPrefix("credentials refused") },
@@ -117,12 +117,12 @@ final class DeliveryTroubleLogTests: XCTestCase {
                     json: try fcm.serviceAccountJSON(clientEmail: "nobody@pushgate-test.iam.gserviceaccount.com"),
                     projectID: MockFixtures.firebaseProjectID)),
             replacing: false)
-        let router = DeliveryRouter(
+        let pipeline = DeliveryPipeline(
             catalog: catalog, transport: engine, configuration: DeliveryConfiguration(fcmURL: fcm.baseURL),
             providerTokens: ProviderTokenCache(logger: logger), accessTokens: AccessTokenCache(transport: engine, logger: logger),
             logger: logger)
         for _ in 0..<3 {
-            let result = router.deliver([Fixtures.fcmPush()])[0]
+            let result = pipeline.deliver([Fixtures.fcmPush()])[0]
             guard case .rejected(400, let reason) = result, reason.hasPrefix("OAuth token endpoint refused") else {
                 return XCTFail("\(result)")
             }

@@ -7,12 +7,12 @@ import XCTest
 
 @testable import PushDelivery
 
-/// Web Push delivery end to end: router → WebPushClient → CurlEngine → the mock push service
+/// Web Push delivery end to end: pipeline → WebPushClient → CurlEngine → the mock push service
 /// over TLS, which checks the VAPID token and decrypts what arrived.
 final class WebPushIntegrationTests: XCTestCase {
     private var push: MockWebPush!
     private var engine: CurlEngine!
-    private var router: DeliveryRouter!
+    private var pipeline: DeliveryPipeline!
     private let store = InMemoryTokenStore()
     private let appID = AppID("web.example")!
 
@@ -26,7 +26,7 @@ final class WebPushIntegrationTests: XCTestCase {
                 id: appID,
                 credentials: .webPush(vapidPrivateKeyPEM: try VAPIDKey.generate().pem(), subject: "mailto:ops@example.com")),
             replacing: false)
-        router = try makeRouter(listing: push.baseURL)
+        pipeline = try makePipeline(listing: push.baseURL)
     }
 
     override func tearDown() {
@@ -34,8 +34,8 @@ final class WebPushIntegrationTests: XCTestCase {
         push.shutdown()
     }
 
-    private func makeRouter(listing: String) throws -> DeliveryRouter {
-        DeliveryRouter(
+    private func makePipeline(listing: String) throws -> DeliveryPipeline {
+        DeliveryPipeline(
             catalog: store, transport: engine,
             configuration: DeliveryConfiguration(webPushEndpoints: try WebPushEndpointPolicy(listing: listing)),
             providerTokens: ProviderTokenCache(), accessTokens: AccessTokenCache(transport: engine, logger: Fixtures.logger),
@@ -59,7 +59,7 @@ final class WebPushIntegrationTests: XCTestCase {
                     payload: Array(#"{"title":"Call \#(index)","body":"ünïcode"}"#.utf8), ttl: 120, urgency: .high,
                     topic: "call-\(index)"))
         }
-        let results = router.deliver(batch)
+        let results = pipeline.deliver(batch)
         for result in results {
             guard case .delivered(let location?) = result else { return XCTFail("\(results)") }
             XCTAssertTrue(location.hasPrefix(push.baseURL + "/m/"), location)
@@ -80,26 +80,26 @@ final class WebPushIntegrationTests: XCTestCase {
         let subscription = try push.createSubscription()
         let message = WebPushMessage(payload: Array("hello".utf8), ttl: 60)
         push.markGone(subscription)
-        guard case .deadToken(let reason, nil) = router.deliver([try notification(to: subscription, message)])[0] else {
+        guard case .deadToken(let reason, nil) = pipeline.deliver([try notification(to: subscription, message)])[0] else {
             return XCTFail("expected the subscription gone")
         }
         XCTAssertTrue(reason.hasPrefix("Gone:"), reason)
         push.markGone(subscription, false)
 
         push.inject(.status(429, reason: "Too Many Requests", retryAfter: 30))
-        guard case .retryLater(_, 30) = router.deliver([try notification(to: subscription, message)])[0] else {
+        guard case .retryLater(_, 30) = pipeline.deliver([try notification(to: subscription, message)])[0] else {
             return XCTFail("expected a retry after 30 s")
         }
         push.inject(.status(403, reason: "BadJwtToken"))
-        guard case .rejected(403, let refused) = router.deliver([try notification(to: subscription, message)])[0] else {
+        guard case .rejected(403, let refused) = pipeline.deliver([try notification(to: subscription, message)])[0] else {
             return XCTFail("expected the credentials refused")
         }
         XCTAssertTrue(refused.contains("refused the VAPID credentials of app web.example"), refused)
-        XCTAssertTrue(router.deliver([try notification(to: subscription, message)])[0].isDelivered, "then accepted")
+        XCTAssertTrue(pipeline.deliver([try notification(to: subscription, message)])[0].isDelivered, "then accepted")
         XCTAssertEqual(push.messages.map(\.text), ["hello"])
 
         let tooLarge = WebPushMessage(payload: [UInt8](repeating: 0x61, count: 3994), ttl: 60)
-        guard case .rejected(413, _) = router.deliver([try notification(to: subscription, tooLarge)])[0] else {
+        guard case .rejected(413, _) = pipeline.deliver([try notification(to: subscription, tooLarge)])[0] else {
             return XCTFail("expected 413")
         }
         XCTAssertEqual(push.log.count, 4, "the oversized push was never sent")
@@ -109,10 +109,10 @@ final class WebPushIntegrationTests: XCTestCase {
     /// is refused before the request, and the push service hears nothing.
     func testAListedNameThatLeadsToALoopbackAddressIsRefused() throws {
         let local = "https://localhost:\(push.port)"
-        router = try makeRouter(listing: local)
+        pipeline = try makePipeline(listing: local)
         let subscription = try push.createSubscription()
         let endpoint = subscription.endpoint.replacingOccurrences(of: push.baseURL, with: local)
-        let result = router.deliver([
+        let result = pipeline.deliver([
             try notification(to: subscription, WebPushMessage(payload: [1], ttl: 0), endpoint: endpoint)
         ])[0]
         guard case .rejected(400, let reason) = result else { return XCTFail("\(result)") }

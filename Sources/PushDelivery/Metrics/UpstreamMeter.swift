@@ -1,21 +1,21 @@
 import Dispatch
 import PushCore
 
-/// Counts and times every answer a platform's upstream gives: the transport one platform
-/// client sends its pushes through (not the OAuth requests, see `RefreshCountingTransport`).
-struct MeasuredTransport: HTTP2Transport {
-    let inner: any HTTP2Transport
+/// Counts and times every answer a platform's upstream gives to the pushes its client sends
+/// (not the OAuth requests, see `RefreshCountingTransport`). The client starts it as it
+/// submits a request and records the outcome first thing in that request's completion: no
+/// transport wrapped around the engine, so no hop or closure of its own per request.
+struct UpstreamMeter: Sendable {
     let provider: Platform
     let metrics: DeliveryMetrics
 
-    func submit(_ request: UpstreamRequest, completion: @escaping @Sendable (UpstreamOutcome) -> Void) {
-        let start = DispatchTime.now().uptimeNanoseconds
-        inner.submit(request) { [provider, metrics] outcome in
-            let elapsed = DispatchTime.now().uptimeNanoseconds &- start
-            let (status, reason) = Self.labels(outcome, provider: provider)
-            metrics.recordUpstreamAnswer(provider: provider, status: status, reason: reason, nanoseconds: elapsed)
-            completion(outcome)
-        }
+    /// The start of a request, to pass back to `record`.
+    static func start() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    func record(_ outcome: UpstreamOutcome, since start: UInt64) {
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+        let (status, reason) = Self.labels(outcome, provider: provider)
+        metrics.recordUpstreamAnswer(provider: provider, status: status, reason: reason, nanoseconds: elapsed)
     }
 
     /// The HTTP status and the upstream's reason word; `none` and the failure's kind when no
@@ -59,29 +59,6 @@ struct MeasuredTransport: HTTP2Transport {
                 }
             }
             return (String(response.status), UpstreamReasonLabel.bounded(reason))
-        }
-    }
-}
-
-/// Counts the FCM side's OAuth access-token requests: the transport `AccessTokenCache`
-/// fetches through, which sends nothing else.
-public struct RefreshCountingTransport: HTTP2Transport {
-    private let inner: any HTTP2Transport
-    private let metrics: DeliveryMetrics
-
-    public init(_ inner: any HTTP2Transport, metrics: DeliveryMetrics) {
-        self.inner = inner
-        self.metrics = metrics
-    }
-
-    public func submit(_ request: UpstreamRequest, completion: @escaping @Sendable (UpstreamOutcome) -> Void) {
-        inner.submit(request) { [metrics] outcome in
-            if case .success(let response) = outcome, response.status == 200 {
-                metrics.countAccessTokenRefresh(succeeded: true)
-            } else {
-                metrics.countAccessTokenRefresh(succeeded: false)
-            }
-            completion(outcome)
         }
     }
 }
