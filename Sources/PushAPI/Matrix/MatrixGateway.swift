@@ -47,8 +47,7 @@ public struct MatrixGateway: DialectHandler {
     /// The notify, whose POSTs wait on the upstreams in the Matrix lane (apart from pnm2's, so
     /// that a homeserver's users cannot crowd out a PBX's sends), and the rest of
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
-    /// lane slot: its 403 is answered where it was read. The check is kept on the request's
-    /// match, and `respond` reads it there.
+    /// lane slot: its 403 is answered where it was read, and `respond` reads the check on the match.
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
         let lane: Router.Route.Lane = { head in
