@@ -45,17 +45,23 @@ final class MatrixGatewayTests: XCTestCase {
             replacing: false)
     }
 
-    private func notify(_ devices: String, from address: String = "127.0.0.1") -> Response {
-        let gateway = MatrixGateway(
+    private var gateway: MatrixGateway {
+        MatrixGateway(
             apps: store, directory: NoStoredDevices(), deliverer: upstream,
             webPushSubscriptions: WebPushSubscriptionCheck(
                 endpoints: .publicPushServices, isP256Point: { $0 == MatrixGatewayTests.p256dh }),
             homeservers: try! MatrixHomeservers(listing: "127.0.0.1,10.0.0.0/8"), answers: answers)
+    }
+
+    private func request(_ devices: String, from address: String) -> Request {
         let body = #"{"notification": {"event_id": "$e", "room_id": "!r:x", "type": "m.room.message", "devices": [\#(devices)]}}"#
-        let request = Request(
+        return Request(
             method: "POST", path: "/_matrix/push/v1/notify", headers: ["content-type": "application/json"],
             body: Array(body.utf8), remoteAddress: address)
-        return gateway.handle(request).settled()
+    }
+
+    private func notify(_ devices: String, from address: String = "127.0.0.1") -> Response {
+        gateway.handle(request(devices, from: address)).settled()
     }
 
     private var ios: String { #"{"app_id": "im.example.ios", "pushkey": "\#(apnsKey)"}"# }
@@ -115,5 +121,23 @@ final class MatrixGatewayTests: XCTestCase {
         XCTAssertEqual(refused.status, 403)
         XCTAssertEqual(upstream.sent.count, 1, "nothing sent for the refused caller")
         XCTAssertEqual(answers.recent.first?.status, 403)
+    }
+
+    /// The address is checked once, from the head, to choose the lane: the decision travels on
+    /// the match, and the handler reads it there instead of judging the address again.
+    func testTheCallersCheckIsMadeOnceAndTravelsOnTheMatch() {
+        let router = Router(routes: gateway.routes)
+        var listed = request(ios, from: "10.1.2.3")
+        XCTAssertEqual(router.route(&listed), .matrix)
+        XCTAssertEqual(listed.route?.addressAllowed, true)
+        var unlisted = request(ios, from: "192.0.2.7")
+        XCTAssertNil(router.route(&unlisted))
+        XCTAssertEqual(unlisted.route?.addressAllowed, false)
+        // Addresses swapped after the check (made up here): the match decides, not the address.
+        (listed.remoteAddress, unlisted.remoteAddress) = (unlisted.remoteAddress, listed.remoteAddress)
+        XCTAssertEqual(router.handle(listed).settled().status, 200)
+        XCTAssertEqual(router.handle(unlisted).settled().status, 403)
+        XCTAssertEqual(upstream.sent.count, 1, "nothing sent for the refused caller")
+        XCTAssertEqual(answers.recent.map(\.status), [403, 200], "each answer noted once")
     }
 }

@@ -12,10 +12,14 @@ final class Pnm2GatewayTests: XCTestCase {
     final class Directory: AcrobitsPushDirectory, @unchecked Sendable {
         var devices: [String: AddressedDevice] = [:]
         var accounts: [String: [AcrobitsChannel: AddressedDevice]] = [:]
+        var accountReads: [String] = []
         func storedDevices(_ keys: [(appID: AppID, token: DeviceToken)]) throws -> [AddressedDevice?] {
             keys.map { devices["\($0.appID)/\($0.token.hex)"] }
         }
-        func accountDevices(selector: String) throws -> [AcrobitsChannel: AddressedDevice] { accounts[selector] ?? [:] }
+        func accountDevices(selector: String) throws -> [AcrobitsChannel: AddressedDevice] {
+            accountReads.append(selector)
+            return accounts[selector] ?? [:]
+        }
     }
 
     /// Answers each batch from a script of results, recording what it was given.
@@ -155,6 +159,23 @@ final class Pnm2GatewayTests: XCTestCase {
         XCTAssertEqual(notification.deviceID, 42)
         XCTAssertEqual(notification.sandbox, true)
         XCTAssertEqual(notification.token, token)
+    }
+
+    /// A multisend's pushes to one account read it once; each goes to the account's device of
+    /// its app, the verb's channel first.
+    func testARunOfPushesToOneAccountReadsItOnce() throws {
+        let app = AppID("com.example.app")!
+        let (calls, msgs) = (DeviceToken.fromHex(String(repeating: "c1", count: 32))!, DeviceToken.fromHex(apnsHex)!)
+        directory.accounts["S1"] = [
+            .calls: AddressedDevice(id: 1, appID: app, token: calls, sandbox: nil),
+            .msgs: AddressedDevice(id: 2, appID: AppID("com.example.android")!, token: msgs, sandbox: nil),
+        ]
+        directory.accounts["S2"] = [.msgs: AddressedDevice(id: 3, appID: app, token: msgs, sandbox: nil)]
+        let push = { (selector: String) in #"{"verb": "NotifyReprovision", "AppId": "com.example.app", "Selector": "\#(selector)"}"# }
+        let answer = send("[\(push("S1")), \(push("S1")), \(push("S2")), \(push("S1"))]", path: "/pnm2/multisend")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(directory.accountReads, ["S1", "S2", "S1"])
+        XCTAssertEqual(deliverer.batches.last?.map(\.deviceID), [1, 1, 3, 1])
     }
 
     /// The app the send looked up and the subscription it read go out with the push, so that

@@ -47,10 +47,14 @@ public struct MatrixGateway: DialectHandler {
     /// The notify, whose POSTs wait on the upstreams in the Matrix lane (apart from pnm2's, so
     /// that a homeserver's users cannot crowd out a PBX's sends), and the rest of
     /// `/_matrix/…`, refused in the Matrix shape. A caller outside the homeservers takes no
-    /// lane slot: its 403 is answered where it was read.
+    /// lane slot: its 403 is answered where it was read, and `respond` reads the check on the match.
     public var routes: [Router.Route] {
         let homeservers = self.homeservers
-        let lane: Router.Route.Lane = { head in homeservers.allows(head.remoteAddress) ? .matrix : nil }
+        let lane: Router.Route.Lane = { head in
+            let allowed = homeservers.allows(head.remoteAddress)
+            head.route?.addressAllowed = allowed
+            return allowed ? .matrix : nil
+        }
         let elsewhere = UnknownPath(errors: errors) { [self] request in
             try checkCaller(request)
             throw noted(.unrecognizedPath(request.path))
@@ -63,15 +67,15 @@ public struct MatrixGateway: DialectHandler {
 
     /// Who asks, first: a caller not listed learns nothing, not even which paths or methods exist.
     public func checkAddress(_ request: Request, context: RequestContext) throws {
-        try checkCaller(request)
+        try checkCaller(request, allowed: context.match.addressAllowed)
     }
 
-    private func checkCaller(_ request: Request) throws {
-        guard homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
+    private func checkCaller(_ request: Request, allowed: Bool? = nil) throws {
+        guard allowed ?? homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
     }
 
     public func respond(to request: Request, context: RequestContext) throws -> Response {
-        try checkCaller(request)
+        try checkAddress(request, context: context)
         do {
             return try notify(request, logger: context.logger)
         } catch let refusal as MatrixRefusal {

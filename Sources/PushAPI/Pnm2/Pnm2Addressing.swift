@@ -2,7 +2,7 @@ import PushCore
 
 /// Where each push goes: its token read for its app's platform, or, for a push that names
 /// only its account, the token the Token Reporter stored for it; and the stored device, so a
-/// dead token prunes it. One store read for a whole multisend.
+/// dead token prunes it. One store read for a multisend's tokens, one per run naming an account.
 struct Pnm2Addressing {
     struct Target: Equatable {
         var token: DeviceToken
@@ -22,9 +22,12 @@ struct Pnm2Addressing {
         var results: [Result<Target, Pnm2Reply>] = []
         results.reserveCapacity(pushes.count)
         var lookups: [(index: Int, appID: AppID, token: DeviceToken, subscription: WebPushSubscription?)] = []
+        var last: (selector: String, devices: [AcrobitsChannel: AddressedDevice])?
         for (index, (push, app)) in pushes.enumerated() {
             guard let text = push.deviceToken else {
-                results.append(try accountTarget(push))
+                let selector = push.selector ?? ""
+                if last?.selector != selector { last = (selector, try directory.accountDevices(selector: selector)) }
+                results.append(accountTarget(push, last?.devices ?? [:]))
                 continue
             }
             let read = Pnm2TokenText.token(text, platform: app.platform, subscriptions: subscriptions)
@@ -40,17 +43,15 @@ struct Pnm2Addressing {
         }
         let devices = try directory.storedDevices(lookups.map { ($0.appID, $0.token) })
         for (lookup, device) in zip(lookups, devices) {
-            results[lookup.index] = .success(
-                Target(token: lookup.token, subscription: lookup.subscription, device: device))
+            results[lookup.index] = .success(Target(token: lookup.token, subscription: lookup.subscription, device: device))
         }
         return results
     }
 
     /// The account's device of the push's app; when both channels use that app, the verb's.
-    private func accountTarget(_ push: Pnm2Push) throws -> Result<Target, Pnm2Reply> {
-        let devices = try directory.accountDevices(selector: push.selector ?? "")
-        let candidates = devices.filter { $0.value.appID == push.appID }
-        guard let device = candidates[push.verb.channel] ?? candidates.values.first else {
+    private func accountTarget(_ push: Pnm2Push, _ devices: [AcrobitsChannel: AddressedDevice]) -> Result<Target, Pnm2Reply> {
+        let verbs = devices[push.verb.channel].flatMap { $0.appID == push.appID ? $0 : nil }
+        guard let device = verbs ?? devices.values.first(where: { $0.appID == push.appID }) else {
             return .failure(
                 .badObject("DeviceToken is required: no token of AppId \(push.appID) is stored for this Selector"))
         }

@@ -19,6 +19,9 @@ public struct RouteMatch: Sendable, Equatable {
     /// slot), so that the handler reads it instead of asking the key store again; nil when
     /// the route made none (the handler checks).
     public var sender: Result<Sender, SenderRefusal>?
+    /// The address check of a route that makes it from the head to choose a lane (Matrix's
+    /// notify), read by the handler instead of checking again; nil when the route made none.
+    public var addressAllowed: Bool?
 
     public init(
         index: Int?, endpoint: String, parameters: RouteParameters = RouteParameters(), pathRefusal: String? = nil

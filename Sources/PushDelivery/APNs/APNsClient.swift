@@ -43,6 +43,8 @@ public final class APNsClient: PlatformDeliverer {
     private struct Attempt: Sendable {
         var notification: PushCore.Notification
         var message: APNsMessage
+        /// Decided once, in `send`: every request of the attempt goes out with it.
+        var pushType: APNsPushType
         var app: RegisteredApp
         var sandbox: Bool
         var bearer: String?
@@ -57,7 +59,8 @@ public final class APNsClient: PlatformDeliverer {
         guard let message = notification.apns else {
             return completion(.rejected(status: 400, reason: "MissingPayload: the push has no APNs payload"))
         }
-        let pushType = APNsRequest.pushType(message, app: app)
+        // Decided once: the push's own, set where it was made (Matrix, pnm2, cospace), else the app's.
+        let pushType = message.pushType ?? app.apnsPushType ?? .alert
         let limit = pushType.payloadLimit
         guard message.payload.count <= limit else {
             return completion(
@@ -77,7 +80,8 @@ public final class APNsClient: PlatformDeliverer {
         case .failure(let error): return completion(credentialFailure(error))
         }
         var attempt = Attempt(
-            notification: notification, message: message, app: app, sandbox: notification.sandbox ?? app.sandbox)
+            notification: notification, message: message, pushType: pushType, app: app,
+            sandbox: notification.sandbox ?? app.sandbox)
         if case .token(let key) = authentication {
             do {
                 attempt.bearer = try providerTokens.token(for: key)
@@ -94,8 +98,8 @@ public final class APNsClient: PlatformDeliverer {
         var identity: ClientIdentity?
         if case .certificate(let value) = authentication { identity = value }
         let request = APNsRequest.make(
-            attempt.message, token: attempt.notification.token, app: attempt.app, sandbox: attempt.sandbox,
-            endpoints: endpoints, bearer: attempt.bearer, identity: identity)
+            attempt.message, pushType: attempt.pushType, token: attempt.notification.token, app: attempt.app,
+            sandbox: attempt.sandbox, endpoints: endpoints, bearer: attempt.bearer, identity: identity)
         let started = UpstreamMeter.start()
         transport.submit(request) { [self] outcome in
             meter.record(outcome, since: started)
