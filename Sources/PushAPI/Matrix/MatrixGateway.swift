@@ -71,7 +71,9 @@ public struct MatrixGateway: DialectHandler {
     }
 
     private func checkCaller(_ request: Request, allowed: Bool? = nil) throws {
-        guard allowed ?? homeservers.allows(request.remoteAddress) else { throw noted(.forbidden(request.remoteAddress)) }
+        guard allowed ?? homeservers.allows(request.remoteAddress) else {
+            throw noted(.forbidden(request.remoteAddress))
+        }
     }
 
     public func respond(to request: Request, context: RequestContext) throws -> Response {

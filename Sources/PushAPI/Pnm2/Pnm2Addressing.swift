@@ -43,13 +43,16 @@ struct Pnm2Addressing {
         }
         let devices = try directory.storedDevices(lookups.map { ($0.appID, $0.token) })
         for (lookup, device) in zip(lookups, devices) {
-            results[lookup.index] = .success(Target(token: lookup.token, subscription: lookup.subscription, device: device))
+            results[lookup.index] = .success(
+                Target(token: lookup.token, subscription: lookup.subscription, device: device))
         }
         return results
     }
 
     /// The account's device of the push's app; when both channels use that app, the verb's.
-    private func accountTarget(_ push: Pnm2Push, _ devices: [AcrobitsChannel: AddressedDevice]) -> Result<Target, Pnm2Reply> {
+    private func accountTarget(
+        _ push: Pnm2Push, _ devices: [AcrobitsChannel: AddressedDevice]
+    ) -> Result<Target, Pnm2Reply> {
         let verbs = devices[push.verb.channel].flatMap { $0.appID == push.appID ? $0 : nil }
         guard let device = verbs ?? devices.values.first(where: { $0.appID == push.appID }) else {
             return .failure(
