@@ -73,15 +73,20 @@ enum Routes {
             TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox), senders: senders)
         // The most specific route takes a path, whatever the order here (see RouteTable); a
         // dialect's `{path...}` route takes what its named routes do not, to refuse it in the
-        // dialect's shape. Each request logs on a logger of its own made from services.logger.
-        let dialects: [[Router.Route]] = [
-            reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
-            cospaceRoutes(store: store, services: services, senders: senders), pnm2.routes,
-            beamsRoutes(store: store, services: services, subscriptions: subscriptions, gate: gate, senders: senders),
-            matrix.routes,
+        // dialect's shape, its group's renderer. Each request logs on a logger of its own made
+        // from services.logger.
+        let dialects = [
+            RouteGroup(errors: ReporterErrors(), reporter.routes + AccountRemovalReporter(accounts: store).routes),
+            RouteGroup(errors: BridgeErrors(), bridge.routes + topics.routes),
+            RouteGroup(errors: CospaceErrors(), cospaceRoutes(store: store, services: services, senders: senders)),
+            RouteGroup(errors: Pnm2Errors(), pnm2.routes),
+            RouteGroup(
+                errors: BeamsErrors(),
+                beamsRoutes(store: store, services: services, subscriptions: subscriptions, gate: gate, senders: senders)),
+            RouteGroup(errors: MatrixErrors(answers: services.matrixAnswers), matrix.routes),
         ]
         return Router(
-            routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),
+            routes: OperatorEndpoints.routes(store: store, services: services) + dialects.flatMap(\.routes),
             logger: services.logger)
     }
 

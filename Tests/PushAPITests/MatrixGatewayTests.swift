@@ -51,11 +51,12 @@ final class MatrixGatewayTests: XCTestCase {
             webPushSubscriptions: WebPushSubscriptionCheck(
                 endpoints: .publicPushServices, isP256Point: { $0 == MatrixGatewayTests.p256dh }),
             homeservers: try! MatrixHomeservers(listing: "127.0.0.1,10.0.0.0/8"), answers: answers)
+        let group = RouteGroup(errors: MatrixErrors(answers: answers), gateway.routes)
         let body = #"{"notification": {"event_id": "$e", "room_id": "!r:x", "type": "m.room.message", "devices": [\#(devices)]}}"#
         let request = Request(
             method: "POST", path: "/_matrix/push/v1/notify", headers: ["content-type": "application/json"],
             body: Array(body.utf8), remoteAddress: address)
-        return gateway.handle(request).settled()
+        return group.handle(request).settled()
     }
 
     private var ios: String { #"{"app_id": "im.example.ios", "pushkey": "\#(apnsKey)"}"# }

@@ -23,7 +23,7 @@ enum BeamsClientPath: Equatable {
     }
 
     private static func unknown(_ description: String) -> UnknownPath {
-        UnknownPath(errors: BeamsErrors()) { _ in throw BeamsError.notFound(description) }
+        UnknownPath { _ in throw BeamsError.notFound(description) }
     }
 
     /// The resource of the route the request matched (see `routes`).

@@ -6,8 +6,6 @@ import PushCore
 /// outbox in one transaction; the answer says how many pushes were queued. Served as
 /// `SenderOnly(TopicPublisher(…), senders:)`: only senders may publish.
 public struct TopicPublisher: SendEndpoint {
-    public var errors: any ErrorRenderer { BridgeErrors() }
-
     public static let prefix = "/push/topics"
     public let dialect = SenderDialect.bridge
     /// Two payloads of at most a few KB each.

@@ -15,6 +15,8 @@ public struct Router: RequestHandler {
         let handler: any RequestHandler
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
+        /// The renderer of the route's group (`RouteGroup`): its dialect's shape; plain text
+        /// outside any group (the operator endpoints).
         let errors: any ErrorRenderer
         /// The lane of a request from its head; nil: none. It may note on the head's match
         /// what it read to choose (`RouteMatch.sender`).
@@ -35,16 +37,16 @@ public struct Router: RequestHandler {
         ///     its first parameter or tail (`/token/{path...}` is `/token`).
         ///   - methods: the methods the route serves (see `methods`); nil: any.
         ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
+        ///   - errors: set by the route's group (see `RouteGroup`).
         public init(
             _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
-            methods: [String]? = nil, lane: Lane? = nil
+            methods: [String]? = nil, lane: Lane? = nil, errors: any ErrorRenderer = PlainErrors()
         ) {
             self.pattern = RoutePattern(pattern)
             self.endpoint = endpoint ?? self.pattern.literalPrefix
             self.handler = handler
-            let dialect = handler as? any DialectHandler
-            self.dialect = dialect
-            errors = dialect?.errors ?? PlainErrors()
+            dialect = handler as? any DialectHandler
+            self.errors = errors
             self.lane = lane
             self.opaqueTail = opaqueTail
             self.methods = methods
@@ -63,7 +65,15 @@ public struct Router: RequestHandler {
                 lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
             }
             return Route(
-                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane)
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
+                errors: errors)
+        }
+
+        /// The same route, its refusals and failures worded by `errors` (its group's).
+        func rendered(by errors: any ErrorRenderer) -> Route {
+            Route(
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
+                errors: errors)
         }
 
         /// The dialect's answer to `method` when the route does not serve it; nil when it does.
