@@ -4,7 +4,6 @@ import PushCore
 /// logs them.
 public struct ReporterErrors: ErrorRenderer {
     public init() {}
-
     public func badPath(_ reason: String) -> Response {
         ReporterError.badRequest(reason).response
     }

@@ -4,7 +4,6 @@ import PushCore
 /// `{"error", "description"}` shape.
 public struct BeamsErrors: ErrorRenderer {
     public init() {}
-
     public func badPath(_ reason: String) -> Response {
         BeamsError.invalidField(reason).response
     }

@@ -3,7 +3,6 @@ import PushCore
 /// The push bridge's refusals (`pnsub`/`pnunsub` and topic publishes): its error message.
 public struct BridgeErrors: ErrorRenderer {
     public init() {}
-
     public func badPath(_ reason: String) -> Response {
         BridgeError.invalidPath(reason).response
     }

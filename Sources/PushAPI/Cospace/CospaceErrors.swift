@@ -3,7 +3,6 @@ import PushCore
 /// cospace's refusals (`/api/push` and its events): `{"status": "…"}` bodies.
 public struct CospaceErrors: ErrorRenderer {
     public init() {}
-
     public func badPath(_ reason: String) -> Response {
         CospaceError.invalidPath(reason).response
     }

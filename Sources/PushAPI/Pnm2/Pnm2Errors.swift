@@ -3,7 +3,6 @@ import PushCore
 /// pnm2's refusals: its `{"code", "response"}` reply with the HTTP status as the code.
 public struct Pnm2Errors: ErrorRenderer {
     public init() {}
-
     public func badPath(_ reason: String) -> Response {
         Pnm2Gateway.refusal(400, Pnm2Reply.badObject(reason).response)
     }
