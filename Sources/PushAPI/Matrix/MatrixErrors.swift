@@ -5,11 +5,8 @@ import PushCore
 /// failures in the homeserver's log gets the reason.
 public struct MatrixErrors: ErrorRenderer {
     /// Where a wrong method's refusal is noted for `/status`, as the gateway's own are.
-    var answers: MatrixAnswerLog?
-
-    public init(answers: MatrixAnswerLog?) {
-        self.answers = answers
-    }
+    let answers: MatrixAnswerLog?
+    public init(answers: MatrixAnswerLog?) { self.answers = answers }
 
     public func badPath(_ reason: String) -> Response {
         MatrixRefusal(status: 400, errcode: "M_UNRECOGNIZED", message: reason).response

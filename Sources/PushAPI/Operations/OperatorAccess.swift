@@ -80,8 +80,5 @@ public struct OperatorOnly: DialectHandler {
 /// An operator page's refusal, answered as written: plain text, in no dialect's shape.
 public struct OperatorRefusal: DialectError {
     public let response: Response
-
-    public init(_ response: Response) {
-        self.response = response
-    }
+    public init(_ response: Response) { self.response = response }
 }

@@ -77,8 +77,7 @@ extension DialectHandler {
 
     public func checkAddress(_ request: Request, context: RequestContext) throws {}
 
-    /// A router of its own routes, outside any group: refusals in plain text. Served, an
-    /// endpoint is answered through its route, in its group's shape.
+    /// Its routes' answer outside any group (refusals in plain text; served, in its group's).
     public func handle(_ request: Request) -> Response {
         Router(routes: routes).handle(request)
     }

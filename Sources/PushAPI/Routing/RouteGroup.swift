@@ -1,6 +1,5 @@
-/// One dialect's routes put together with the one renderer of its refusals and failures: the
-/// method it does not serve, a path nginx would read otherwise, a body too large, a fault of
-/// ours. Named once here for all its endpoints, which only throw.
+/// One dialect's routes with the one renderer of their refusals and failures (a wrong method, a
+/// bad path, a body too large, a fault of ours), named once for all its endpoints.
 public struct RouteGroup: Sendable {
     public let routes: [Router.Route]
 

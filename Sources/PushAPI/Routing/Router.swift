@@ -15,8 +15,7 @@ public struct Router: RequestHandler {
         let handler: any RequestHandler
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
-        /// The renderer of the route's group (`RouteGroup`): its dialect's shape; plain text
-        /// outside any group (the operator endpoints).
+        /// Its group's renderer (`RouteGroup`); plain text outside any group (operator endpoints).
         let errors: any ErrorRenderer
         /// The lane of a request from its head; nil: none. It may note on the head's match
         /// what it read to choose (`RouteMatch.sender`).
@@ -149,7 +148,7 @@ public struct Router: RequestHandler {
             return route.refusal(ofMethod: request.method) ?? route.handler.handle(request)
         }
         let context = RequestContext(match: consume match, logger: logger(for: request))
-        return Self.answer(request, with: dialect, context: context, errors: route.errors, methods: route.methods)
+        return Self.answer(request, on: route, with: dialect, context: context)
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
@@ -168,20 +167,19 @@ public struct Router: RequestHandler {
         return logger
     }
 
-    /// The one place a dialect's thrown error becomes its response, in the dialect's shape. A
-    /// method outside `methods` never reaches `respond`; `checkAddress` is asked only then.
-    static func answer(
-        _ request: Request, with handler: some DialectHandler, context: RequestContext, errors: any ErrorRenderer,
-        methods: [String]? = nil
+    /// The one place a dialect's thrown error becomes its response, in the route's shape. A
+    /// method outside the route's never reaches `respond`; `checkAddress` is asked only then.
+    private static func answer(
+        _ request: Request, on route: Route, with handler: some DialectHandler, context: RequestContext
     ) -> Response {
         do {
-            if let methods, !methods.contains(request.method) {
+            if let methods = route.methods, !methods.contains(request.method) {
                 try handler.checkAddress(request, context: context)
-                return errors.methodNotAllowed(request.method, allowed: methods)
+                return route.errors.methodNotAllowed(request.method, allowed: methods)
             }
             return try handler.respond(to: request, context: context)
         } catch {
-            return errors.response(to: error)
+            return route.errors.response(to: error)
         }
     }
 }

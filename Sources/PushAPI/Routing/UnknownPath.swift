@@ -6,9 +6,7 @@ import PushCore
 public struct UnknownPath: DialectHandler {
     private let refusal: @Sendable (Request) throws -> Never
 
-    public init(refusal: @escaping @Sendable (Request) throws -> Never) {
-        self.refusal = refusal
-    }
+    public init(refusal: @escaping @Sendable (Request) throws -> Never) { self.refusal = refusal }
 
     public func respond(to request: Request, context: RequestContext) throws -> Response {
         try refusal(request)
