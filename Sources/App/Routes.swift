@@ -72,23 +72,25 @@ enum Routes {
         let topics = SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: services.wakeOutbox), senders: senders)
         // The most specific route takes a path, whatever the order here (see RouteTable); a
-        // dialect's `{path...}` route takes what its named routes do not, to refuse it in the
-        // dialect's shape. Each request logs on a logger of its own made from services.logger.
-        let dialects: [[Router.Route]] = [
-            reporter.routes, AccountRemovalReporter(accounts: store).routes, bridge.routes, topics.routes,
-            cospaceRoutes(store: store, services: services, senders: senders), pnm2.routes,
-            beamsRoutes(store: store, services: services, subscriptions: subscriptions, gate: gate, senders: senders),
-            matrix.routes,
+        // dialect's `{path...}` route takes what its named routes do not, to refuse it in its
+        // group's shape. Each request logs on a logger of its own made from services.logger.
+        let dialects = [
+            RouteGroup(errors: ReporterErrors(), reporter.routes + AccountRemovalReporter(accounts: store).routes),
+            RouteGroup(errors: BridgeErrors(), bridge.routes + topics.routes),
+            cospaceGroup(store: store, services: services, senders: senders),
+            RouteGroup(errors: Pnm2Errors(), pnm2.routes),
+            beamsGroup(store: store, services: services, subscriptions: subscriptions, gate: gate, senders: senders),
+            RouteGroup(errors: MatrixErrors(answers: services.matrixAnswers), matrix.routes),
         ]
         return Router(
-            routes: OperatorEndpoints.routes(store: store, services: services) + dialects.joined(),
+            routes: OperatorEndpoints.routes(store: store, services: services) + dialects.flatMap(\.routes),
             logger: services.logger)
     }
 
     /// cospace's device registrations and its events.
-    private static func cospaceRoutes(
+    private static func cospaceGroup(
         store: any Store, services: RouteServices, senders: SenderAuthorization
-    ) -> [Router.Route] {
+    ) -> RouteGroup {
         let cospacePasswords = services.cospacePasswords
         let cospaceLogin = CospaceAuthenticator(users: store, throttle: services.loginThrottle) {
             user, password, storedHash in
@@ -100,15 +102,15 @@ enum Routes {
         let registrations = PushRegistrations(
             users: store, authenticator: cospaceLogin, senderID: services.configuration.fcmSenderID,
             fcmApp: services.configuration.cospaceFCMApp.flatMap { AppID($0) })
-        return registrations.routes + events.routes
+        return RouteGroup(errors: CospaceErrors(), registrations.routes + events.routes)
     }
 
     /// The Beams device API, the old client API, publishes (to interests and to users) and
     /// user removal.
-    private static func beamsRoutes(
+    private static func beamsGroup(
         store: any Store, services: RouteServices, subscriptions: WebPushSubscriptionCheck, gate: NewDeviceGate,
         senders: SenderAuthorization
-    ) -> [Router.Route] {
+    ) -> RouteGroup {
         let identifiers = RandomIdentifier(randomBytes: { try SecureRandom.bytes($0) })
         let devices = BeamsDeviceAPI(
             store: store, identifiers: identifiers, verifiedClaims: HS256.verifiedClaims,
@@ -121,6 +123,7 @@ enum Routes {
             BeamsUserPublishAPI(store: store, identifiers: identifiers, wakeOutbox: services.wakeOutbox),
             senders: senders)
         let clients = BeamsClientAPI(store: store, identifiers: identifiers, gate: gate)
-        return devices.routes + clients.routes + publishes.routes + userPublishes.routes + users.routes
+        let routes = devices.routes + clients.routes + publishes.routes + userPublishes.routes + users.routes
+        return RouteGroup(errors: BeamsErrors(), routes)
     }
 }

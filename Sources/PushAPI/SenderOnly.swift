@@ -85,8 +85,6 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
         return checked.isAllowed ? own : nil
     }
 
-    public var errors: any ErrorRenderer { endpoint.errors }
-
     public func checkAddress(_ request: Request, context: RequestContext) throws {
         try endpoint.checkAddress(request, context: context)
     }

@@ -85,6 +85,11 @@ final class RouteTableOfServeTests: XCTestCase {
             ),
             ("GET", "/_matrix/push/v1/notify", MatrixRefusal.unrecognizedMethod.response),
             ("POST", "/healthz", plain), ("PUT", "/readyz", plain), ("DELETE", "/healthz/x", plain),
+            ("POST", "/metrics", plain), ("PUT", "/metrics/node/3", plain), ("DELETE", "/status", plain),
+            (
+                "POST", "/metrics/node/0",
+                .text(404, "not found: this node's metrics are /metrics (or /metrics/node/K, which nginx sends to node K)")
+            ),
         ]
         for (method, path, expected) in cases {
             XCTAssertEqual(router.handle(Request(method: method, path: path)), expected, "\(method) \(path)")
@@ -94,6 +99,12 @@ final class RouteTableOfServeTests: XCTestCase {
             router.handle(Request(method: "GET", path: "/_matrix/push/v1/notify", remoteAddress: "192.0.2.7")),
             MatrixRefusal.forbidden("192.0.2.7").response)
         XCTAssertEqual(answers.recent.map(\.status), [403, 405])
+        // The operator's pages: who asks first, then (for /metrics) the path, then the method.
+        let refused = Response.text(
+            403, "only this machine may read this page until an operator key exists (pushgate keys add NAME --operator)")
+        for path in ["/metrics", "/metrics/x", "/status"] {
+            XCTAssertEqual(router.handle(Request(method: "POST", path: path, remoteAddress: "192.0.2.7")), refused, path)
+        }
     }
 
     /// No two routes of one shape (which would match the same paths: the table refuses them

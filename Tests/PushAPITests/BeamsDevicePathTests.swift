@@ -11,7 +11,6 @@ final class BeamsDevicePathTests: XCTestCase {
     /// A handler that answers nothing: the test reads which route took a path.
     private struct Probe: DialectHandler {
         let shape: BeamsDevicePath.Shape?
-        var errors: any ErrorRenderer { BeamsErrors() }
         func respond(to request: Request, context: RequestContext) throws -> Response { .emptyOK }
     }
 

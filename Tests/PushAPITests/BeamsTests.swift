@@ -72,12 +72,15 @@ final class BeamsTests: XCTestCase {
         })
     }
 
-    var clientAPI: BeamsClientAPI { BeamsClientAPI(store: store, identifiers: identifiers) }
+    var clientAPI: RouteGroup {
+        RouteGroup(errors: BeamsErrors(), BeamsClientAPI(store: store, identifiers: identifiers).routes)
+    }
 
-    var publishAPI: SenderOnly<BeamsPublishAPI> {
-        SenderOnly(
+    var publishAPI: RouteGroup {
+        let api = SenderOnly(
             BeamsPublishAPI(store: store, identifiers: identifiers, wakeOutbox: { [counter] in counter.wakes += 1 }),
             senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }))
+        return RouteGroup(errors: BeamsErrors(), api.routes)
     }
 
     func json(_ method: String, _ path: String, _ body: String, from address: String = "127.0.0.1") -> Request {
@@ -232,7 +235,7 @@ final class BeamsTests: XCTestCase {
                 throws -> QueuedFanOut
             { QueuedFanOut(queued: 0, continues: false) }
         }
-        let api = BeamsClientAPI(store: Broken(), identifiers: identifiers)
+        let api = RouteGroup(errors: BeamsErrors(), BeamsClientAPI(store: Broken(), identifiers: identifiers).routes)
         let response = api.handle(json("POST", "/client_api/v1/clients", #"{"app_key":"k","platform_type":"apns","token":"\#(token)"}"#))
         XCTAssertEqual(response.status, 500)
         XCTAssertEqual(

@@ -15,12 +15,13 @@ final class BeamsWebPublishTests: XCTestCase {
         store.apps = [ios, web]
     }
 
-    var publishAPI: SenderOnly<BeamsPublishAPI> {
-        SenderOnly(
+    var publishAPI: RouteGroup {
+        let api = SenderOnly(
             BeamsPublishAPI(
                 store: store, identifiers: RandomIdentifier(randomBytes: { [UInt8](repeating: 7, count: $0) }),
                 wakeOutbox: {}),
             senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }))
+        return RouteGroup(errors: BeamsErrors(), api.routes)
     }
 
     func publish(_ body: String) -> Response {

@@ -23,7 +23,10 @@ final class NotificationBridgeTests: XCTestCase {
             replacing: false)
     }
 
-    var bridge: NotificationBridge { NotificationBridge(apps: apps, subscriptions: store, bridgeApps: bridgeApps) }
+    var bridge: RouteGroup {
+        RouteGroup(
+            errors: BridgeErrors(), NotificationBridge(apps: apps, subscriptions: store, bridgeApps: bridgeApps).routes)
+    }
 
     func post(_ body: String, contentType: String? = "application/json", method: String = "POST") -> Response {
         var headers: [String: String] = [:]
@@ -176,11 +179,12 @@ final class TopicPublisherTests: XCTestCase {
     let wakes = Wakes()
     let bridgeApps = BridgeApps(apns: "com.example.ios", fcm: "com.example.android")
 
-    var publisher: SenderOnly<TopicPublisher> {
+    var publisher: RouteGroup {
         let wakes = self.wakes
-        return SenderOnly(
+        let publisher = SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: bridgeApps, queued: { wakes.count += 1 }),
             senders: SenderAuthorization(keys: keys, digest: { $0 }))
+        return RouteGroup(errors: BridgeErrors(), publisher.routes)
     }
 
     override func setUp() {

@@ -83,11 +83,12 @@ final class CospaceMemoryStore: CospaceUserStore, OutboxStore, @unchecked Sendab
 
 final class CospaceTests: XCTestCase {
     let store = CospaceMemoryStore()
-    var handler: PushRegistrations {
-        PushRegistrations(
+    var handler: RouteGroup {
+        let registrations = PushRegistrations(
             users: store,
             authenticator: CospaceAuthenticator(users: store) { _, password, stored in password == stored },
             senderID: "4815162342", fcmApp: AppID("fcm.app"))
+        return RouteGroup(errors: CospaceErrors(), registrations.routes)
     }
 
     func request(_ method: String = "POST", body: String = "", user: String = "alice", password: String = "pw")
@@ -155,9 +156,12 @@ final class CospaceTests: XCTestCase {
             ))
         XCTAssertEqual(unknown.status, 400)
         XCTAssertEqual(String(decoding: unknown.body, as: UTF8.self), #"{"status":"unknown-appid"}"#)
-        let unconfigured = PushRegistrations(
-            users: store, authenticator: CospaceAuthenticator(users: store) { _, p, s in p == s }, senderID: nil,
-            fcmApp: nil)
+        let unconfigured = RouteGroup(
+            errors: CospaceErrors(),
+            PushRegistrations(
+                users: store, authenticator: CospaceAuthenticator(users: store) { _, p, s in p == s }, senderID: nil,
+                fcmApp: nil
+            ).routes)
         let gcm = unconfigured.handle(request(body: #"{"system":"gcm","action":"add","registration_id":"1234567890"}"#))
         XCTAssertEqual(gcm.status, 500)
         XCTAssertEqual(String(decoding: gcm.body, as: UTF8.self), #"{"status":"gcm-not-configured"}"#)
@@ -211,9 +215,12 @@ final class CospaceTests: XCTestCase {
     }
 
     func testEventsAreForbiddenToRemoteCallersWithoutKeys() {
-        let events = SenderOnly(
-            PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store)),
-            senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 }))
+        let events = RouteGroup(
+            errors: CospaceErrors(),
+            SenderOnly(
+                PushEvents(publisher: CospaceEventPublisher(users: store, outbox: store)),
+                senders: SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 })
+            ).routes)
         let body =
             #"{"owner":"\#(store.usersByName["alice"]!.id)","message":"recording_new","recording":"r","phone":"p"}"#
         let remote = Request(

@@ -28,7 +28,6 @@ final class DialectFailureTests: XCTestCase {
     struct Throwing: DialectHandler {
         let error: any Error & Sendable
         func respond(to request: Request, context: RequestContext) throws -> Response { throw error }
-        var errors: any ErrorRenderer { Shape() }
     }
 
     /// The test dialect's renderer: every line starts with "shape:".
@@ -67,12 +66,14 @@ final class DialectFailureTests: XCTestCase {
     }
 
     func testTheRouterRendersWhatAHandlerThrowsInItsDialect() {
-        let router = Router(routes: [
-            .init("/refusal", Throwing(error: Refusal())),
-            .init("/away", Throwing(error: StoreUnavailable(reason: "server closed the connection"))),
-            .init("/bug", Throwing(error: Bug())),
-            .init("/healthz", HealthCheck()),
-        ])
+        let shaped = RouteGroup(
+            errors: Shape(),
+            [
+                .init("/refusal", Throwing(error: Refusal())),
+                .init("/away", Throwing(error: StoreUnavailable(reason: "server closed the connection"))),
+                .init("/bug", Throwing(error: Bug())),
+            ])
+        let router = Router(routes: shaped.routes + [.init("/healthz", HealthCheck())])
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/refusal")), .text(418, "refused"))
         let away = router.handle(Request(method: "GET", path: "/away"))
         XCTAssertEqual(away.status, 503)
@@ -91,7 +92,6 @@ final class DialectFailureTests: XCTestCase {
         func respond(to request: Request, context: RequestContext) throws -> Response {
             .text(200, context.logger[metadataKey: "request-id"].map { "\($0)" } ?? "none")
         }
-        var errors: any ErrorRenderer { PlainErrors() }
     }
 
     /// Keeps metadata and writes nothing.
@@ -113,38 +113,40 @@ final class DialectFailureTests: XCTestCase {
     }
 
     func testEachSendEndpointAnswersAStoreThatIsAwayIn503OfItsShape() {
-        let pnm2 = SenderOnly(
+        let pnm2 = RouteGroup(errors: Pnm2Errors(), SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
                 deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
-            senders: senders)
+            senders: senders).routes)
         assertUnavailable(
             pnm2.handle(post("/pnm2/send", "{}")),
             body: #"{"code": 503, "response": "the database is unavailable, try again later", "status": 503}"#)
-        let events = SenderOnly(
+        let events = RouteGroup(errors: CospaceErrors(), SenderOnly(
             PushEvents(publisher: CospaceEventPublisher(users: CospaceMemoryStore(), outbox: CospaceMemoryStore())),
-            senders: senders)
+            senders: senders).routes)
         assertUnavailable(events.handle(post("/api/push/events", "{}")), body: #"{"status":"service-unavailable"}"#)
-        let beams = SenderOnly(
+        let beams = RouteGroup(errors: BeamsErrors(), SenderOnly(
             BeamsPublishAPI(
                 store: BeamsTests.FakeBeamsStore(), identifiers: RandomIdentifier(randomBytes: { [UInt8](repeating: 1, count: $0) }),
                 wakeOutbox: {}),
-            senders: senders)
+            senders: senders).routes)
         assertUnavailable(
             beams.handle(post("/publish_api/v1/instances/k/publishes", "{}")),
             body: #"{"description":"The database is unavailable, try again later.","error":"Service Unavailable"}"#)
-        let topics = SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore(), bridgeApps: BridgeApps(apns: nil, fcm: nil)), senders: senders)
+        let topics = RouteGroup(
+            errors: BridgeErrors(),
+            SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore(), bridgeApps: BridgeApps(apns: nil, fcm: nil)), senders: senders).routes)
         assertUnavailable(
             topics.handle(post("/push/topics/a", "{}")),
             body: #"{"response":{"error":"the database is unavailable, try again later"}}"#)
     }
 
     func testTheAddressIsCheckedBeforeTheSenderAndTheKeyBeforeTheBody() {
-        let pnm2 = SenderOnly(
+        let pnm2 = RouteGroup(errors: Pnm2Errors(), SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
                 deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
-            senders: senders)
+            senders: senders).routes)
         // A wrong method is told whoever asks, without asking the (unreachable) key store.
         XCTAssertEqual(pnm2.handle(Request(method: "GET", path: "/pnm2/send")).status, 400)
         XCTAssertEqual(pnm2.handle(Request(method: "POST", path: "/pnm2/elsewhere")).status, 404)
@@ -153,11 +155,13 @@ final class DialectFailureTests: XCTestCase {
     }
 
     func testTheTokenReporterAnswersAStoreThatIsAwayIn503Text() {
-        let reporter = TokenReporter(apps: InMemoryTokenStore(), accounts: AwayStore(), subscriptions: .forDialectTests)
+        let reporter = RouteGroup(
+            errors: ReporterErrors(),
+            TokenReporter(apps: InMemoryTokenStore(), accounts: AwayStore(), subscriptions: .forDialectTests).routes)
         assertUnavailable(
             reporter.handle(Request(method: "GET", target: "/token/?selector=ABC0000000000000:1")),
             body: "the database is unavailable, try again later\n")
-        let removal = AccountRemovalReporter(accounts: AwayStore())
+        let removal = RouteGroup(errors: ReporterErrors(), AccountRemovalReporter(accounts: AwayStore()).routes)
         assertUnavailable(
             removal.handle(Request(method: "GET", target: "/removeAccount/?selector=ABC0000000000000:1")),
             body: "the database is unavailable, try again later\n")

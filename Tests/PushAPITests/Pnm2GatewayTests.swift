@@ -59,10 +59,10 @@ final class Pnm2GatewayTests: XCTestCase {
     /// The monotonic clock the retry budget reads, in nanoseconds.
     let clock = TestNanoseconds()
 
-    var gateway: SenderOnly<Pnm2Gateway> {
+    var gateway: RouteGroup {
         let pauses = pauses
         let clock = clock
-        return SenderOnly(
+        let gateway = SenderOnly(
             Pnm2Gateway(
                 apps: store, directory: directory, deliverer: deliverer, subscriptions: .forDialectTests,
                 pause: { seconds, _, then in
@@ -71,6 +71,7 @@ final class Pnm2GatewayTests: XCTestCase {
                 },
                 budget: Pnm2RetryBudget(answerWithinSeconds: 55, attemptSeconds: 30, now: { clock.now })),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
+        return RouteGroup(errors: Pnm2Errors(), gateway.routes)
     }
 
     func send(

@@ -10,12 +10,13 @@ import XCTest
 final class Pnm2LaneTests: XCTestCase {
     let keys = InMemorySenderKeys()
 
-    var gateway: SenderOnly<Pnm2Gateway> {
-        SenderOnly(
+    var gateway: RouteGroup {
+        let gateway = SenderOnly(
             Pnm2Gateway(
                 apps: InMemoryTokenStore(), directory: Pnm2GatewayTests.Directory(),
                 deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests, pause: { _, _, then in then() }),
             senders: SenderAuthorization(keys: keys, digest: { String($0.reversed()) }))
+        return RouteGroup(errors: Pnm2Errors(), gateway.routes)
     }
 
     private func request(_ method: String, _ path: String, headers: [String: String] = [:]) -> Request {

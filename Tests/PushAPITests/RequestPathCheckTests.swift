@@ -71,11 +71,14 @@ final class RequestPathCheckTests: XCTestCase {
     /// Through the router: 400 in the shape of the dialect the raw path names, else the one
     /// nginx's reading names, and the handler never runs.
     func testTheRouterRefusesInTheDialectsShape() {
-        let router = Router(routes: [
-            .init("/token/{path...}", Refusing(shape: "reporter")),
-            .init("/pushToken/{username}/{selector}/{token...}", Refusing(shape: "reporter"), opaqueTail: true),
-            .init("/pnm2/{path...}", Refusing(shape: "pnm2")),
-        ])
+        let reporter = RouteGroup(
+            errors: Shape(name: "reporter"),
+            [
+                .init("/token/{path...}", Refusing()),
+                .init("/pushToken/{username}/{selector}/{token...}", Refusing(), opaqueTail: true),
+            ])
+        let router = Router(
+            routes: reporter.routes + RouteGroup(errors: Shape(name: "pnm2"), [.init("/pnm2/{path...}", Refusing())]).routes)
         let dotted = router.handle(Request(method: "GET", target: "/token/..?selector=x"))
         XCTAssertEqual(dotted.status, 400)
         XCTAssertEqual(
@@ -89,11 +92,9 @@ final class RequestPathCheckTests: XCTestCase {
         XCTAssertEqual(token.status, 299, "the handler answered")
     }
 
-    /// Answers 299 when it runs; renders a 400 with its shape's name.
+    /// Answers 299 when it runs; its group renders a 400 with its shape's name.
     struct Refusing: DialectHandler {
-        let shape: String
         func respond(to request: Request, context: RequestContext) throws -> Response { .text(299, "ran") }
-        var errors: any ErrorRenderer { Shape(name: shape) }
     }
 
     struct Shape: ErrorRenderer {

@@ -14,7 +14,6 @@ final class RouteMethodTests: XCTestCase {
             calls += 1
             return .text(200, "ran")
         }
-        var errors: any ErrorRenderer { Words() }
     }
 
     struct Words: ErrorRenderer {
@@ -28,10 +27,11 @@ final class RouteMethodTests: XCTestCase {
 
     func testAWrongMethodIsAnsweredByTheRoutesRendererAndNeverReachesTheHandler() {
         let handler = Counting()
-        let router = Router(routes: [
-            .init("/send", handler, methods: ["POST", "PUT"], lane: { _ in .upstream }),
-            .init("/any", handler),
-        ])
+        let router = Router(
+            routes: RouteGroup(
+                errors: Words(),
+                [.init("/send", handler, methods: ["POST", "PUT"], lane: { _ in .upstream }), .init("/any", handler)]
+            ).routes)
         var head = Request(method: "GET", path: "/send")
         XCTAssertNil(router.route(&head), "a wrong method waits in no lane")
         XCTAssertEqual(
@@ -52,7 +52,6 @@ final class RouteMethodTests: XCTestCase {
             func respond(to request: Request, context: RequestContext) throws -> Response {
                 .text(200, "\(context.match.endpoint) \(context.parameters["name"] ?? "-")")
             }
-            var errors: any ErrorRenderer { PlainErrors() }
         }
         let router = Router(routes: [.init("/hello/{name}", Echo(), endpoint: "/hi", methods: ["GET"])])
         XCTAssertEqual(router.handle(Request(method: "GET", path: "/hello/a%20b")), .text(200, "/hi a%20b"))
@@ -66,24 +65,35 @@ final class RouteMethodTests: XCTestCase {
         let cospace = CospaceMemoryStore()
         let senders = SenderAuthorization(keys: InMemorySenderKeys(), digest: { $0 })
         let noApps = BridgeApps(apns: nil, fcm: nil)
-        let routes: [Router.Route] =
-            TokenReporter(apps: tokens, accounts: tokens, subscriptions: .forDialectTests).routes
-            + AccountRemovalReporter(accounts: tokens).routes
-            + PushRegistrations(
-                users: cospace, authenticator: CospaceAuthenticator(users: cospace) { _, p, s in p == s },
-                senderID: nil, fcmApp: nil
-            ).routes
-            + SenderOnly(
-                PushEvents(publisher: CospaceEventPublisher(users: cospace, outbox: cospace)), senders: senders
-            ).routes
-            + NotificationBridge(apps: tokens, subscriptions: FakeBridgeStore(), bridgeApps: noApps).routes
-            + SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore(), bridgeApps: noApps), senders: senders).routes
-            + SenderOnly(
-                Pnm2Gateway(
-                    apps: tokens, directory: Pnm2GatewayTests.Directory(),
-                    deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests),
-                senders: senders
-            ).routes
+        let groups = [
+            RouteGroup(
+                errors: ReporterErrors(),
+                TokenReporter(apps: tokens, accounts: tokens, subscriptions: .forDialectTests).routes
+                    + AccountRemovalReporter(accounts: tokens).routes),
+            RouteGroup(
+                errors: CospaceErrors(),
+                PushRegistrations(
+                    users: cospace, authenticator: CospaceAuthenticator(users: cospace) { _, p, s in p == s },
+                    senderID: nil, fcmApp: nil
+                ).routes
+                    + SenderOnly(
+                        PushEvents(publisher: CospaceEventPublisher(users: cospace, outbox: cospace)), senders: senders
+                    ).routes),
+            RouteGroup(
+                errors: BridgeErrors(),
+                NotificationBridge(apps: tokens, subscriptions: FakeBridgeStore(), bridgeApps: noApps).routes
+                    + SenderOnly(TopicPublisher(subscriptions: FakeBridgeStore(), bridgeApps: noApps), senders: senders)
+                    .routes),
+            RouteGroup(
+                errors: Pnm2Errors(),
+                SenderOnly(
+                    Pnm2Gateway(
+                        apps: tokens, directory: Pnm2GatewayTests.Directory(),
+                        deliverer: Pnm2GatewayTests.ScriptedDeliverer(), subscriptions: .forDialectTests),
+                    senders: senders
+                ).routes),
+        ]
+        let routes = groups.flatMap(\.routes)
 
         let reporter = Response.text(
             405, "method PUT not allowed: use GET or POST", headers: [("Allow", "GET, POST")])

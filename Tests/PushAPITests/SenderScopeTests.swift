@@ -48,9 +48,11 @@ final class SenderScopeTests: XCTestCase {
         store.links = [.init(appID: a, token: DeviceToken(bytes: [1]), selector: ">news")]
         try keys.addSenderKey(name: "pbx", digest: "k-pbx", scope: SenderScope(dialects: [.pnm2]))
         try keys.addSenderKey(name: "bridge", digest: "k-bridge", scope: SenderScope(dialects: [.bridge]))
-        let publisher = SenderOnly(
+        let publisher = RouteGroup(
+            errors: BridgeErrors(),
+            SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: BridgeApps(apns: a.rawValue, fcm: nil)),
-            senders: SenderAuthorization(keys: keys, digest: { $0 }))
+            senders: SenderAuthorization(keys: keys, digest: { $0 })).routes)
         func publish(_ key: String) -> Response {
             publisher.handle(
                 Request(
@@ -78,9 +80,11 @@ final class SenderScopeTests: XCTestCase {
         ]
         try keys.addSenderKey(name: "only-b", digest: "k-b", scope: SenderScope(apps: [b]))
         try keys.addSenderKey(name: "other", digest: "k-x", scope: SenderScope(apps: [AppID("com.example.x")!]))
-        let publisher = SenderOnly(
+        let publisher = RouteGroup(
+            errors: BridgeErrors(),
+            SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: BridgeApps(apns: a.rawValue, fcm: b.rawValue)),
-            senders: SenderAuthorization(keys: keys, digest: { $0 }))
+            senders: SenderAuthorization(keys: keys, digest: { $0 })).routes)
         func publish(_ key: String) -> Response {
             publisher.handle(
                 Request(
@@ -111,9 +115,11 @@ final class SenderScopeTests: XCTestCase {
         store.platforms = [a: .apns]
         store.links = [.init(appID: a, token: DeviceToken(bytes: [1]), selector: ">news")]
         try keys.addSenderKey(name: "prometheus", digest: "k-ops", scope: .operatorOnly)
-        let publisher = SenderOnly(
+        let publisher = RouteGroup(
+            errors: BridgeErrors(),
+            SenderOnly(
             TopicPublisher(subscriptions: store, bridgeApps: BridgeApps(apns: a.rawValue, fcm: nil)),
-            senders: SenderAuthorization(keys: keys, digest: { $0 }))
+            senders: SenderAuthorization(keys: keys, digest: { $0 })).routes)
         let refused = publisher.handle(
             Request(
                 method: "POST", path: "/push/topics/news",

@@ -23,11 +23,12 @@ final class TokenReporterTests: XCTestCase {
         """
 
     var store: InMemoryTokenStore!
-    var reporter: TokenReporter!
+    var reporter: RouteGroup!
 
     override func setUp() {
         store = InMemoryTokenStore()
-        reporter = TokenReporter(apps: store, accounts: store, subscriptions: .forDialectTests)
+        reporter = RouteGroup(
+            errors: ReporterErrors(), TokenReporter(apps: store, accounts: store, subscriptions: .forDialectTests).routes)
     }
 
     private func owners() throws -> [String: (app: String, token: DeviceToken, username: String?)] {
@@ -252,7 +253,7 @@ final class TokenReporterTests: XCTestCase {
 
     func testAccountRemoval() throws {
         XCTAssertEqual(reporter.handle(Request(method: "GET", target: Self.documentGET)), .emptyOK)
-        let removal = AccountRemovalReporter(accounts: store)
+        let removal = RouteGroup(errors: ReporterErrors(), AccountRemovalReporter(accounts: store).routes)
         XCTAssertEqual(removal.handle(Request(method: "GET", target: "/removeAccount/")).status, 400)
         XCTAssertEqual(try store.devices().count, 2)
         XCTAssertEqual(removal.handle(Request(method: "GET", target: "/removeAccount/?selector=\(Self.selector)")), .emptyOK)

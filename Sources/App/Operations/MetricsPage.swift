@@ -4,8 +4,8 @@ import PushCore
 
 /// `GET /metrics`: every metric of this process (a node of several exposes its own) in
 /// Prometheus' text format, the store's gauges read first (see `StoreGauges`). Behind
-/// `OperatorOnly`.
-struct MetricsPage: RequestHandler {
+/// `OperatorOnly`, on a route of GET and HEAD.
+struct MetricsPage: DialectHandler {
     let metrics: OperatorMetrics
     let gauges: StoreGauges
     let store: any Store
@@ -14,13 +14,15 @@ struct MetricsPage: RequestHandler {
     /// The new-device quota and ceiling, whose refusals (and the ceiling's counts) are shown.
     var newDevices = NewDeviceGate.open
 
-    func handle(_ request: Request) -> Response {
+    /// A path other than the page's is not found, whatever the method.
+    func checkAddress(_ request: Request, context: RequestContext) throws {
         guard Self.isPagePath(request.path) else {
-            return .text(404, "not found: this node's metrics are /metrics (or /metrics/node/K, which nginx sends to node K)")
+            throw OperatorRefusal(
+                .text(404, "not found: this node's metrics are /metrics (or /metrics/node/K, which nginx sends to node K)"))
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
-        }
+    }
+
+    func respond(to request: Request, context: RequestContext) throws -> Response {
         gauges.refresh(from: store)
         if let open = openConnections() {
             Gauge(label: "pushgate_fastcgi_connections", factory: metrics.factory).record(open)

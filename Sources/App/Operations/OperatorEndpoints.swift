@@ -21,13 +21,15 @@ enum OperatorEndpoints {
                     page: MetricsPage(
                         metrics: services.metrics, gauges: gauges, store: store,
                         openConnections: services.openConnections,
-                        newDevices: NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling)))),
+                        newDevices: NewDeviceGate(quota: services.newDeviceQuota, ceiling: services.deviceCeiling))),
+                methods: ["GET", "HEAD"]),
             .init(
                 "/status/{path...}",
                 OperatorOnly(
                     access: access,
                     page: StatusPage(
-                        store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers))),
+                        store: store, startedAt: services.startedAt, matrixAnswers: services.matrixAnswers)),
+                methods: ["GET", "HEAD"]),
         ]
     }
 }

@@ -4,8 +4,9 @@ import PushCore
 
 /// `GET /status`: the page an operator opens first when a customer says "my phone did not
 /// ring". Server-rendered HTML with no external assets, readable on a phone, reloading itself
-/// every 30 seconds; every value that came from outside is escaped. Behind `OperatorOnly`.
-struct StatusPage: RequestHandler {
+/// every 30 seconds; every value that came from outside is escaped. Behind `OperatorOnly`, on
+/// a route of GET and HEAD.
+struct StatusPage: DialectHandler {
     let store: any Store
     /// When this process started, for its uptime.
     let startedAt: Date
@@ -13,10 +14,7 @@ struct StatusPage: RequestHandler {
     var matrixAnswers: MatrixAnswerLog? = nil
     static let refreshSeconds = 30
 
-    func handle(_ request: Request) -> Response {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return .text(405, "use GET", headers: [("Allow", "GET, HEAD")])
-        }
+    func respond(to request: Request, context: RequestContext) throws -> Response {
         let report: StatusReport
         do {
             report = try StatusReport.read(from: store)

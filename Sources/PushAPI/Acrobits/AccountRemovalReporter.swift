@@ -5,8 +5,6 @@ import PushCore
 /// every token stored for the account's selector is forgotten. Takes the same parameter styles
 /// as the Token Reporter (query, form, JSON, `/removeAccount/<username>/`).
 public struct AccountRemovalReporter: DialectHandler {
-    public var errors: any ErrorRenderer { ReporterErrors() }
-
     public var routes: [Router.Route] { ReporterPath.routes(prefix: Self.prefix, self) }
 
     private let accounts: any AcrobitsAccountStore

@@ -2,22 +2,23 @@ import PushCore
 
 /// The Token Reporter's and Account Removal Reporter's refusals: plain text, as a softphone
 /// logs them.
-struct ReporterErrors: ErrorRenderer {
-    func badPath(_ reason: String) -> Response {
+public struct ReporterErrors: ErrorRenderer {
+    public init() {}
+    public func badPath(_ reason: String) -> Response {
         ReporterError.badRequest(reason).response
     }
 
     /// Over the server's body limit: the same refusal as over the reporters' own.
-    func bodyTooLarge(bytes: Int, limit: Int) -> Response {
+    public func bodyTooLarge(bytes: Int, limit: Int) -> Response {
         ReporterError.bodyTooLarge(limit: min(limit, TokenReporter.bodyLimit)).response
     }
 
-    func failure(_ failure: ServiceFailure) -> Response {
+    public func failure(_ failure: ServiceFailure) -> Response {
         ReporterError.failure(failure)
     }
 
     /// Every reporter route serves GET and POST, which the refusal names itself.
-    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+    public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
         ReporterError.methodNotAllowed(method).response
     }
 }

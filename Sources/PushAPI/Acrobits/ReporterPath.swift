@@ -29,7 +29,7 @@ enum ReporterPath {
 
     /// A path of none of the reporters' shapes (`/token/a/b`): refused after the checks every
     /// report gets first.
-    static let unknownPath = UnknownPath(errors: ReporterErrors()) { request in
+    static let unknownPath = UnknownPath { request in
         try checkSize(request)
         throw ReporterError.unknownPath(request.path)
     }

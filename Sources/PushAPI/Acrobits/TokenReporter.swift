@@ -32,8 +32,6 @@ public struct TokenReporter: DialectHandler {
         self.subscriptions = subscriptions
     }
 
-    public var errors: any ErrorRenderer { ReporterErrors() }
-
     public var routes: [Router.Route] {
         ReporterPath.routes(prefix: Self.queryStylePrefix, tokenStyle: Self.pathStylePrefix, self)
     }

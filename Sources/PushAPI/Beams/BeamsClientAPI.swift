@@ -4,8 +4,6 @@ import PushCore
 /// The Pusher Beams client API: app installs register their APNs/FCM token as a client,
 /// refresh it, and subscribe to interests. Served under `/client_api`, as the hosted endpoint.
 public struct BeamsClientAPI: DialectHandler {
-    public var errors: any ErrorRenderer { BeamsErrors() }
-
     public var routes: [Router.Route] { BeamsClientPath.routes(prefix: Self.prefix, self) }
 
     public static let prefix = "/client_api"

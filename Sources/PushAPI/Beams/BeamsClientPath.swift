@@ -23,7 +23,7 @@ enum BeamsClientPath: Equatable {
     }
 
     private static func unknown(_ description: String) -> UnknownPath {
-        UnknownPath(errors: BeamsErrors()) { _ in throw BeamsError.notFound(description) }
+        UnknownPath { _ in throw BeamsError.notFound(description) }
     }
 
     /// The resource of the route the request matched (see `routes`).
@@ -32,14 +32,11 @@ enum BeamsClientPath: Equatable {
             self = .clients
             return
         }
-        guard let interest = parameters["interest"] else {
+        guard parameters["interest"] != nil else {
             self = .token(clientID: try Self.clientID(String(client)))
             return
         }
-        let name: String
-        do {
-            name = try FormParameters.percentDecode(interest, plusAsSpace: false)
-        } catch {
+        guard let name = parameters.decoded("interest") else {
             throw .invalidField("The interest name is not validly percent-encoded.")
         }
         self = .interest(clientID: try Self.clientID(String(client)), name: name)

@@ -11,8 +11,6 @@ import PushCore
 /// again and retry, 400 drops the job, anything else is retried for ever; every error has
 /// Beams' `{"error","description"}` body.
 public struct BeamsDeviceAPI: DialectHandler {
-    public var errors: any ErrorRenderer { BeamsErrors() }
-
     /// What this copy answers, as its route gave it (see `routes`; only copies are served).
     private var shape = BeamsDevicePath.Shape.devices
 

@@ -65,7 +65,7 @@ struct BeamsDevicePath: Equatable {
         return routes
     }
 
-    private static let unknownPath = UnknownPath(errors: BeamsErrors()) { try refuse(unmatched: $0.path) }
+    private static let unknownPath = UnknownPath { try refuse(unmatched: $0.path) }
 
     var instanceID: String
     /// The platform segment (`apns`, `fcm`, `web`); nil for the VAPID key.

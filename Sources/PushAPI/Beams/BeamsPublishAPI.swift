@@ -69,7 +69,7 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
     public var routes: [Router.Route] {
         let publishes = Self.prefix + "/v1/instances/{instance}/publishes"
         return [publishes, publishes + "/interests"].map { .init($0, self, endpoint: Self.prefix, methods: ["POST"]) }
-            + [.init(Self.prefix + "/{path...}", UnknownPath(errors: errors) { _ in throw Self.noSuchResource })]
+            + [.init(Self.prefix + "/{path...}", UnknownPath { _ in throw Self.noSuchResource })]
     }
 
     private static let noSuchResource = BeamsError.notFound(

@@ -7,7 +7,6 @@ public protocol BeamsSendEndpoint: SendEndpoint {}
 
 extension BeamsSendEndpoint {
     public var dialect: SenderDialect { .beams }
-    public var errors: any ErrorRenderer { BeamsErrors() }
 
     /// The instance of `appKey`, when `sender` may reach every one of its apps: an instance is
     /// its apps together, and a key that reached only some could act on half of what was meant

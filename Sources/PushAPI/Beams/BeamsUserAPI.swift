@@ -31,7 +31,7 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
     /// `…/v1/instances/{instance}/users/{user}` under both prefixes; anything else under them
     /// is refused as no such resource.
     public var routes: [Router.Route] {
-        let unknown = UnknownPath(errors: errors) { _ in throw Self.noSuchResource }
+        let unknown = UnknownPath { _ in throw Self.noSuchResource }
         return [Self.prefix, Self.nodePrefix].flatMap { prefix in
             let user = prefix + "/v1/instances/{instance}/users/{user}"
             return [

@@ -1,28 +1,29 @@
 import PushCore
 
 /// The push bridge's refusals (`pnsub`/`pnunsub` and topic publishes): its error message.
-struct BridgeErrors: ErrorRenderer {
-    func badPath(_ reason: String) -> Response {
+public struct BridgeErrors: ErrorRenderer {
+    public init() {}
+    public func badPath(_ reason: String) -> Response {
         BridgeError.invalidPath(reason).response
     }
 
-    func bodyTooLarge(bytes: Int, limit: Int) -> Response {
+    public func bodyTooLarge(bytes: Int, limit: Int) -> Response {
         BridgeError.bodyTooLarge(limit: limit).response
     }
 
-    func senderRefused(_ refusal: SenderRefusal) -> Response {
+    public func senderRefused(_ refusal: SenderRefusal) -> Response {
         switch refusal {
         case .unauthorized(let reason): return BridgeError.unauthorized(reason).response
         case .forbidden(let reason): return BridgeError.forbidden(reason).response
         }
     }
 
-    func failure(_ failure: ServiceFailure) -> Response {
+    public func failure(_ failure: ServiceFailure) -> Response {
         CorrelatedFailure.response(failure, correlation: nil)
     }
 
     /// Every bridge route serves POST alone, which the refusal names itself.
-    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+    public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
         BridgeError.methodNotAllowed(method).response
     }
 }

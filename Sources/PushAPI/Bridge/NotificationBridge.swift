@@ -5,8 +5,6 @@ import PushCore
 /// (`pnsub`) or stops asking (`pnunsub`) for the updates of a topic selector to be pushed to
 /// an `apns://` or `gcm://` destination.
 public struct NotificationBridge: DialectHandler {
-    public var errors: any ErrorRenderer { BridgeErrors() }
-
     public static let path = "/push/notifications"
     /// A message is two short strings and a correlation id; anything near this is not one.
     static let bodyLimit = 16 * 1024
@@ -41,7 +39,7 @@ public struct NotificationBridge: DialectHandler {
         [
             .init(Self.path + "/?", self, methods: ["POST"]),
             .init(
-                Self.path + "/{path...}", UnknownPath(errors: BridgeErrors()) { throw BridgeError.notFound($0.path) }),
+                Self.path + "/{path...}", UnknownPath { throw BridgeError.notFound($0.path) }),
         ]
     }
 

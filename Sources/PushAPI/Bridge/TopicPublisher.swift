@@ -6,8 +6,6 @@ import PushCore
 /// outbox in one transaction; the answer says how many pushes were queued. Served as
 /// `SenderOnly(TopicPublisher(…), senders:)`: only senders may publish.
 public struct TopicPublisher: SendEndpoint {
-    public var errors: any ErrorRenderer { BridgeErrors() }
-
     public static let prefix = "/push/topics"
     public let dialect = SenderDialect.bridge
     /// Two payloads of at most a few KB each.
@@ -30,7 +28,7 @@ public struct TopicPublisher: SendEndpoint {
     }
 
     public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
-        let topic = try Self.topic(context.parameters["topic"])
+        let topic = try Self.topic(context.parameters)
         let push = try TopicPush(try BridgeRequestBody.object(of: request, limit: Self.bodyLimit))
         // A key limited to apps must reach at least one of the bridge's: otherwise the publish
         // names only apps outside its scope. Subscribers of the other one are left out below.
@@ -59,14 +57,11 @@ public struct TopicPublisher: SendEndpoint {
     public var routes: [Router.Route] { [.init(Self.prefix + "/{topic...}", self, methods: ["POST"])] }
 
     /// The topic path of the route's `{topic...}` tail, percent-decoded.
-    static func topic(_ raw: Substring?) throws(BridgeError) -> TopicPath {
-        guard let raw, !raw.isEmpty else {
+    static func topic(_ parameters: RouteParameters) throws(BridgeError) -> TopicPath {
+        guard parameters["topic"]?.isEmpty == false else {
             throw .invalidTopicPath("name the topic to publish to: POST \(prefix)/<topic path>")
         }
-        let decoded: String
-        do {
-            decoded = try FormParameters.percentDecode(raw, plusAsSpace: false)
-        } catch {
+        guard let decoded = parameters.decoded("topic") else {
             throw .invalidTopicPath("the topic path has malformed percent-encoding")
         }
         do throws(TopicPath.ParseError) {

@@ -5,8 +5,6 @@ import PushCore
 /// of a user. Send-side: served as `SenderOnly(PushEvents(…), senders:)`, like every other
 /// send endpoint.
 public struct PushEvents: SendEndpoint {
-    public var errors: any ErrorRenderer { CospaceErrors() }
-
     public static let path = "/api/push/events"
     public let dialect = SenderDialect.cospace
     static let bodyLimit = 64 * 1024

@@ -4,8 +4,6 @@ import PushCore
 /// cospace `GET /api/push` and `POST /api/push`: an authenticated user lists, adds and
 /// deletes its own APNs device tokens and GCM (FCM) registration ids.
 public struct PushRegistrations: DialectHandler {
-    public var errors: any ErrorRenderer { CospaceErrors() }
-
     public static let path = "/api/push"
     /// A real body is under 500 bytes; this leaves room for whitespace and nothing more.
     static let bodyLimit = 16 * 1024
@@ -33,7 +31,7 @@ public struct PushRegistrations: DialectHandler {
             .init(Self.path + "/?", self, methods: ["GET", "POST"], lane: { [self] in lane(for: $0) }),
             .init(
                 Self.path + "/{path...}",
-                UnknownPath(errors: CospaceErrors()) { _ in throw CospaceError.notFound(status: "not-found") }),
+                UnknownPath { _ in throw CospaceError.notFound(status: "not-found") }),
         ]
     }
 

@@ -9,8 +9,6 @@ import PushCore
 /// Matrix lane and is parked there while its pushes are out, holding no thread.
 /// Only the homeservers of `PUSHGATE_MATRIX_HOMESERVERS` may call: a pusher has no credentials.
 public struct MatrixGateway: DialectHandler {
-    public var errors: any ErrorRenderer { MatrixErrors(answers: answers) }
-
     public static let prefix = "/_matrix"
     public static let notifyPath = "/_matrix/push/v1/notify"
     /// A notify naming more devices is refused whole (Synapse sends one per notify).
@@ -55,7 +53,7 @@ public struct MatrixGateway: DialectHandler {
             head.route?.addressAllowed = allowed
             return allowed ? .matrix : nil
         }
-        let elsewhere = UnknownPath(errors: errors) { [self] request in
+        let elsewhere = UnknownPath { [self] request in
             try checkCaller(request)
             throw noted(.unrecognizedPath(request.path))
         }

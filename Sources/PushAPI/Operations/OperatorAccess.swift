@@ -51,24 +51,34 @@ public struct OperatorAccess: Sendable {
 }
 
 /// A page for the operator only: `OperatorAccess` decides, and a refusal is a plain 403
-/// before the page does any work.
-public struct OperatorOnly: RequestHandler {
+/// before the page does any work, a wrong method's 405 included.
+public struct OperatorOnly: DialectHandler {
     private let access: OperatorAccess
-    private let page: any RequestHandler
+    private let page: any DialectHandler
 
-    public init(access: OperatorAccess, page: any RequestHandler) {
+    public init(access: OperatorAccess, page: any DialectHandler) {
         self.access = access
         self.page = page
     }
 
-    public func handle(_ request: Request) -> Response {
+    /// The caller first, then the page's own address check (`/metrics`'s path): both outrank
+    /// a wrong method, which the route answers.
+    public func checkAddress(_ request: Request, context: RequestContext) throws {
         switch access.check(request) {
-        case .allowed:
-            return page.handle(request)
-        case .refused(let reason):
-            return .text(403, reason)
-        case .unavailable(let error):
-            return .internalError(error)
+        case .allowed: try page.checkAddress(request, context: context)
+        case .refused(let reason): throw OperatorRefusal(.text(403, reason))
+        case .unavailable(let error): throw OperatorRefusal(.internalError(error))
         }
     }
+
+    public func respond(to request: Request, context: RequestContext) throws -> Response {
+        try checkAddress(request, context: context)
+        return try page.respond(to: request, context: context)
+    }
+}
+
+/// An operator page's refusal, answered as written: plain text, in no dialect's shape.
+public struct OperatorRefusal: DialectError {
+    public let response: Response
+    public init(_ response: Response) { self.response = response }
 }

@@ -1,22 +1,23 @@
 import PushCore
 
 /// pnm2's refusals: its `{"code", "response"}` reply with the HTTP status as the code.
-struct Pnm2Errors: ErrorRenderer {
-    func badPath(_ reason: String) -> Response {
+public struct Pnm2Errors: ErrorRenderer {
+    public init() {}
+    public func badPath(_ reason: String) -> Response {
         Pnm2Gateway.refusal(400, Pnm2Reply.badObject(reason).response)
     }
 
-    func bodyTooLarge(bytes: Int, limit: Int) -> Response {
+    public func bodyTooLarge(bytes: Int, limit: Int) -> Response {
         Pnm2Gateway.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
     }
 
     /// The upstream lane had no room: a fault on our side that passes, so the document's
     /// service error (code 500), with `Retry-After` for callers that read it.
-    func busy() -> Response {
+    public func busy() -> Response {
         Pnm2Gateway.refusal(500, Pnm2Gateway.busyMessage, headers: [("Retry-After", "1")])
     }
 
-    func senderRefused(_ refusal: SenderRefusal) -> Response {
+    public func senderRefused(_ refusal: SenderRefusal) -> Response {
         switch refusal {
         case .unauthorized(let reason):
             return Pnm2Refusal(401, reason, headers: [("WWW-Authenticate", SenderAuthorization.challenge)]).response
@@ -25,12 +26,12 @@ struct Pnm2Errors: ErrorRenderer {
         }
     }
 
-    func failure(_ failure: ServiceFailure) -> Response {
+    public func failure(_ failure: ServiceFailure) -> Response {
         failure.noted(Pnm2Gateway.refusal(failure.status, failure.message, headers: failure.headers))
     }
 
     /// The document answers a wrong method with 400, not 405 (see `Pnm2Gateway.checkAddress`).
-    func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
+    public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
         let allow = allowed.joined(separator: ", ")
         return Pnm2Refusal(400, "use \(allowed.joined(separator: " or "))", headers: [("Allow", allow)]).response
     }

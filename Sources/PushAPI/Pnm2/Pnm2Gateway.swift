@@ -9,8 +9,6 @@ import PushCore
 /// thread.
 /// Serve it as `SenderOnly(Pnm2Gateway(…), senders:)`: only senders may push.
 public struct Pnm2Gateway: SendEndpoint {
-    public var errors: any ErrorRenderer { Pnm2Errors() }
-
     public static let prefix = "/pnm2"
     public let dialect = SenderDialect.pnm2
     /// A multisend longer than this is refused whole: one request must not keep its caller
@@ -113,7 +111,7 @@ public struct Pnm2Gateway: SendEndpoint {
         let addresses: [(String, Pnm2Endpoint)] = [
             ("/pnm2/?", .form), ("/pnm2/send/?", .send), ("/pnm2/multisend/?", .multisend),
         ]
-        let unknown = UnknownPath(errors: Pnm2Errors()) { throw Self.noEndpoint(at: $0.path) }
+        let unknown = UnknownPath { throw Self.noEndpoint(at: $0.path) }
         return addresses.map { pattern, address in
             var answering = self
             answering.address = address

@@ -58,12 +58,9 @@ public struct ServiceFailure: Sendable {
 }
 
 /// A dialect's endpoint: answers a request or throws. What it throws becomes its response in
-/// one place (`Router.answer`), through its dialect's `ErrorRenderer`.
+/// one place (`Router.answer`), through the renderer of its route's group (`RouteGroup`).
 public protocol DialectHandler: RequestHandler {
     func respond(to request: Request, context: RequestContext) throws -> Response
-
-    /// The renderer of the endpoint's dialect (one per dialect, shared by its endpoints).
-    var errors: any ErrorRenderer { get }
 
     /// The routes the endpoint reads parameters from, answered by it; none when it reads
     /// nothing from its path (then whoever serves it names its routes).
@@ -80,16 +77,8 @@ extension DialectHandler {
 
     public func checkAddress(_ request: Request, context: RequestContext) throws {}
 
-    /// For callers that hold the handler itself (tests, a wrapper): the answer of a router of
-    /// its own routes, logging nowhere.
+    /// Its routes' answer outside any group (refusals in plain text; served, in its group's).
     public func handle(_ request: Request) -> Response {
-        let routes = routes
-        guard routes.isEmpty else { return Router(routes: routes).handle(request) }
-        let context = RequestContext(match: request.route ?? .none, logger: Router.silent)
-        return Router.answer(request, with: self, context: context, errors: errors)
-    }
-
-    public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
-        errors.response(to: refusal)
+        Router(routes: routes).handle(request)
     }
 }

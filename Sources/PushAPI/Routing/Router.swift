@@ -15,6 +15,7 @@ public struct Router: RequestHandler {
         let handler: any RequestHandler
         /// The handler as a dialect, found once here rather than on every request.
         let dialect: (any DialectHandler)?
+        /// Its group's renderer (`RouteGroup`); plain text outside any group (operator endpoints).
         let errors: any ErrorRenderer
         /// The lane of a request from its head; nil: none. It may note on the head's match
         /// what it read to choose (`RouteMatch.sender`).
@@ -35,16 +36,16 @@ public struct Router: RequestHandler {
         ///     its first parameter or tail (`/token/{path...}` is `/token`).
         ///   - methods: the methods the route serves (see `methods`); nil: any.
         ///   - lane: which lane, if any, a request of this route waits in, from its head alone.
+        ///   - errors: set by the route's group (see `RouteGroup`).
         public init(
             _ pattern: String, _ handler: any RequestHandler, endpoint: String? = nil, opaqueTail: Bool = false,
-            methods: [String]? = nil, lane: Lane? = nil
+            methods: [String]? = nil, lane: Lane? = nil, errors: any ErrorRenderer = PlainErrors()
         ) {
             self.pattern = RoutePattern(pattern)
             self.endpoint = endpoint ?? self.pattern.literalPrefix
             self.handler = handler
-            let dialect = handler as? any DialectHandler
-            self.dialect = dialect
-            errors = dialect?.errors ?? PlainErrors()
+            dialect = handler as? any DialectHandler
+            self.errors = errors
             self.lane = lane
             self.opaqueTail = opaqueTail
             self.methods = methods
@@ -63,7 +64,15 @@ public struct Router: RequestHandler {
                 lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
             }
             return Route(
-                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane)
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
+                errors: errors)
+        }
+
+        /// The same route, its refusals and failures worded by `errors` (its group's).
+        func rendered(by errors: any ErrorRenderer) -> Route {
+            Route(
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
+                errors: errors)
         }
 
         /// The dialect's answer to `method` when the route does not serve it; nil when it does.
@@ -139,7 +148,7 @@ public struct Router: RequestHandler {
             return route.refusal(ofMethod: request.method) ?? route.handler.handle(request)
         }
         let context = RequestContext(match: consume match, logger: logger(for: request))
-        return Self.answer(request, with: dialect, context: context, errors: route.errors, methods: route.methods)
+        return Self.answer(request, on: route, with: dialect, context: context)
     }
 
     public func refuse(_ head: Request, _ refusal: EdgeRefusal) -> Response {
@@ -158,20 +167,19 @@ public struct Router: RequestHandler {
         return logger
     }
 
-    /// The one place a dialect's thrown error becomes its response, in the dialect's shape. A
-    /// method outside `methods` never reaches `respond`; `checkAddress` is asked only then.
-    static func answer(
-        _ request: Request, with handler: some DialectHandler, context: RequestContext, errors: any ErrorRenderer,
-        methods: [String]? = nil
+    /// The one place a dialect's thrown error becomes its response, in the route's shape. A
+    /// method outside the route's never reaches `respond`; `checkAddress` is asked only then.
+    private static func answer(
+        _ request: Request, on route: Route, with handler: some DialectHandler, context: RequestContext
     ) -> Response {
         do {
-            if let methods, !methods.contains(request.method) {
+            if let methods = route.methods, !methods.contains(request.method) {
                 try handler.checkAddress(request, context: context)
-                return errors.methodNotAllowed(request.method, allowed: methods)
+                return route.errors.methodNotAllowed(request.method, allowed: methods)
             }
             return try handler.respond(to: request, context: context)
         } catch {
-            return errors.response(to: error)
+            return route.errors.response(to: error)
         }
     }
 }
