@@ -63,13 +63,16 @@ public struct Router: RequestHandler {
             if let own = lane, let wrapping {
                 lane = { head in own(&head).flatMap { wrapping(&head, $0) } }
             }
-            return Route(
-                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
-                errors: errors)
+            return copy(handler: handler, lane: lane, errors: errors)
         }
 
         /// The same route, its refusals and failures worded by `errors` (its group's).
         func rendered(by errors: any ErrorRenderer) -> Route {
+            copy(handler: handler, lane: lane, errors: errors)
+        }
+
+        /// This route's pattern, label, tail and methods with another handler, lane or renderer.
+        private func copy(handler: any RequestHandler, lane: Lane?, errors: any ErrorRenderer) -> Route {
             Route(
                 pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
                 errors: errors)
