@@ -19,9 +19,8 @@ static void *respond(void *unused) {
     FCGX_InitRequest(&request, -1, 0);
     for (;;) {
         floor_next_request(&request);
-        FCGX_PutS("Status: 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n\r\nok\n",
-                  request.out);
-        floor_finish(&request);
+        floor_answer(&request,
+                     "Status: 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 3\r\n\r\nok\n");
     }
     return NULL;
 }

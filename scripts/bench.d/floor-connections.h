@@ -63,6 +63,13 @@ static void floor_finish(FCGX_Request *request) {
     request->ipcFd = -1;
 }
 
+/* Writes HEAD_AND_BODY (the CGI head, a blank line and the body) as REQUEST's answer and
+ * finishes it. */
+static void floor_answer(FCGX_Request *request, const char *head_and_body) {
+    FCGX_PutS(head_and_body, request->out);
+    floor_finish(request);
+}
+
 /* Listens on the Unix socket PATH (mode 0660, as serve's), runs THREADS threads of RESPOND,
  * and returns 0 at SIGTERM or SIGINT (libfcgi's own SIGTERM handler only asks its accept
  * loop, unused here, to stop), 1 when it could not start. NAME prefixes its errors. */

@@ -342,11 +342,6 @@ static void open_store(struct store *store) {
     }
 }
 
-static void answer(FCGX_Request *request, const char *head_and_body) {
-    FCGX_PutS(head_and_body, request->out);
-    floor_finish(request);
-}
-
 static void *respond(void *unused) {
     (void)unused;
     struct store store;
@@ -358,20 +353,20 @@ static void *respond(void *unused) {
     for (;;) {
         floor_next_request(&request);
         if (parse(FCGX_GetParam("REQUEST_URI", request.envp), &report) != 0) {
-            answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\na value is too long\n");
+            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\na value is too long\n");
             continue;
         }
         if (report.length[SELECTOR] < SELECTOR_MINIMUM) {
-            answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nno selector\n");
+            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nno selector\n");
             continue;
         }
         int count = channels_of(&report, channels);
         if (count < 0) {
-            answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nnot a token\n");
+            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nnot a token\n");
             continue;
         }
         int failed = count > 0 && save(&store, &report, channels, count) != 0;
-        answer(&request, failed ? "Status: 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nthe database failed\n"
+        floor_answer(&request, failed ? "Status: 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nthe database failed\n"
                                 : "Status: 200 OK\r\nContent-Length: 0\r\n\r\n");
     }
     return NULL;
