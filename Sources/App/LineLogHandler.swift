@@ -61,24 +61,15 @@ struct LineLogHandler: LogHandler {
         line.append(UInt8(ascii: " "))
         line += label.utf8
         line.append(UInt8(ascii: ":"))
-        let merged = mergedMetadata(event.metadata)
-        if !merged.isEmpty {
-            // Sorted so that a key is always in the same place.
-            for key in merged.keys.sorted() {
-                line.append(UInt8(ascii: " "))
-                line += key.utf8
-                line.append(UInt8(ascii: "="))
-                line += LogText.escaped(Array("\(merged[key]!)".utf8))
-            }
-        }
+        appendMetadata(event.metadata, to: &line)
         line += " [".utf8
         line += event.source.utf8
         line += "] ".utf8
         // What callers sent (paths, reasons quoting their values) never breaks the line.
-        line += LogText.escaped(Array(event.message.description.utf8))
+        LogText.append(event.message.description, to: &line)
         if let error = event.error {
             line += " error=".utf8
-            line += LogText.escaped(Array("\(error)".utf8))
+            LogText.append("\(error)", to: &line)
         }
         line.append(UInt8(ascii: "\n"))
         line.withUnsafeBytes { buffer in
@@ -93,6 +84,37 @@ struct LineLogHandler: LogHandler {
                     return  // nowhere to report a failing stderr
                 }
             }
+        }
+    }
+
+    /// Most lines carry no metadata but the request id (a request's own line passes it
+    /// explicitly): those are written without merging and sorting dictionaries.
+    private func appendMetadata(_ explicit: Logger.Metadata?, to line: inout [UInt8]) {
+        if metadataProvider == nil, otherMetadata.isEmpty {
+            guard let explicit, !explicit.isEmpty else {
+                if let requestID { Self.append(Self.requestIDKey, requestID, to: &line) }
+                return
+            }
+            if explicit.count == 1, let entry = explicit.first, requestID == nil || entry.key == Self.requestIDKey {
+                Self.append(entry.key, entry.value, to: &line)
+                return
+            }
+        }
+        let merged = mergedMetadata(explicit)
+        // Sorted so that a key is always in the same place.
+        for key in merged.keys.sorted() {
+            Self.append(key, merged[key]!, to: &line)
+        }
+    }
+
+    private static func append(_ key: String, _ value: Logger.Metadata.Value, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: " "))
+        line += key.utf8
+        line.append(UInt8(ascii: "="))
+        if case .string(let text) = value {
+            LogText.append(text, to: &line)
+        } else {
+            LogText.append("\(value)", to: &line)
         }
     }
 

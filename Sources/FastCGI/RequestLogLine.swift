@@ -9,7 +9,10 @@ enum RequestLogLine {
     static func message(method: String, path: String, status: Int, nanoseconds: UInt64, note: String?) -> String {
         let shortened = LoggedPath.shown(path)
         let shownPath =
-            shortened.count > maxPathCharacters ? String(shortened.prefix(maxPathCharacters)) + "…" : shortened
+            // A string has no more characters than bytes: the count of characters, a walk of
+            // the whole path, is needed only for a long one.
+            shortened.utf8.count > maxPathCharacters && shortened.count > maxPathCharacters
+            ? String(shortened.prefix(maxPathCharacters)) + "…" : shortened
         var line = "\(method) \(shownPath) \(status) \(milliseconds(nanoseconds)) ms"
         if let note, !note.isEmpty { line += ": \(note)" }
         return line

@@ -94,6 +94,13 @@ final class LoggedPathTests: XCTestCase {
         XCTAssertEqual(LoggedPath.shown("/pushToken/bob/sel/QVBBOTFiRzlhcVd2bW54&password=hunter2"), "/pushToken/bob/sel/QVBBOTFi…")
     }
 
+    /// Segments are measured in characters, not bytes, when the path is not ASCII.
+    func testAPathBeyondASCIIIsCutByCharacters() {
+        XCTAssertEqual(LoggedPath.shown("/u/zoë/ünïcödé-ünïcödé/x"), "/u/zoë/ünïcödé-ünïcödé/x")
+        XCTAssertEqual(LoggedPath.shown("/u/ünïcödé-ünïcödé-ü/x&p=1"), "/u/ünïcödé-…")
+        XCTAssertEqual(LoggedPath.shown("/u/zoë&p=1"), "/u/zoë&…")
+    }
+
     func testTheRequestLineShowsTheShortenedPath() {
         let line = RequestLogLine.message(
             method: "GET", path: "/pushToken/bob/sel/QVBBOTFiRzlhcVd2bW54bllC&password=hunter2", status: 200,

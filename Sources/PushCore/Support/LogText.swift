@@ -7,14 +7,7 @@ public enum LogText {
         guard bytes.contains(where: needsEscape) else { return bytes }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 16)
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in bytes {
-            if needsEscape(byte) {
-                output += [UInt8(ascii: "\\"), UInt8(ascii: "x"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            } else {
-                output.append(byte)
-            }
-        }
+        bytes.withUnsafeBufferPointer { appendEscaping($0, to: &output) }
         return output
     }
 
@@ -22,6 +15,31 @@ public enum LogText {
         let bytes = Array(text.utf8)
         let escapedBytes = escaped(bytes)
         return escapedBytes.count == bytes.count ? text : String(decoding: escapedBytes, as: UTF8.self)
+    }
+
+    /// Appends `text` escaped to a line being built, without a copy of its own on the way: a
+    /// log line is built for every request.
+    public static func append(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendEscaping($0, to: &output) }
+    }
+
+    private static func appendEscaping(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        guard bytes.contains(where: needsEscape) else {
+            output.append(contentsOf: bytes)
+            return
+        }
+        for byte in bytes {
+            if needsEscape(byte) {
+                output += [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+            } else {
+                output.append(byte)
+            }
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
