@@ -23,10 +23,13 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ address: String) {
         let trimmed = address.trimmingASCIIWhitespace().lowercased()
+        // A link-local address may carry its `%zone`; the address is what comes before it.
+        let bare = trimmed.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let bytes = trimmed.contains(":") ? IPAddress(String(bare))?.bytes : IPAddress(trimmed)?.bytes
         var network: UInt64? = nil
-        if Self.ipv4(trimmed) != nil {
+        if let bytes, bytes.count == 4 {
             text = trimmed
-        } else if trimmed.contains(":"), let bytes = Self.ipv6(trimmed) {
+        } else if let bytes, bytes.count == 16 {
             if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
                 text = bytes[12...].map(String.init).joined(separator: ".")
             } else {
@@ -50,59 +53,4 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
     // `ipv6Network` follows from `text`: equal texts are one key.
     public static func == (left: Self, right: Self) -> Bool { left.text == right.text }
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
-
-    /// The four bytes of a dotted-quad IPv4 address (decimal, no leading zeros beyond `0`),
-    /// nil when it is not one.
-    static func ipv4(_ text: some StringProtocol) -> [UInt8]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        var bytes: [UInt8] = []
-        for part in parts {
-            guard (1...3).contains(part.count), part.allSatisfy(\.isASCIIDigit), let value = UInt8(part),
-                part.count == 1 || part.first != "0"
-            else { return nil }
-            bytes.append(value)
-        }
-        return bytes
-    }
-
-    /// The sixteen bytes of an IPv6 address in text (`::` expanded, a trailing dotted IPv4
-    /// part read, a `%zone` dropped), nil when it is not one.
-    static func ipv6(_ address: String) -> [UInt8]? {
-        let bare = address.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let halves = bare.components(separatedBy: "::")
-        guard halves.count <= 2 else { return nil }
-        // Each half as 16-bit groups; a dotted IPv4 part may end the address (two groups).
-        func parse(_ part: String, last: Bool) -> [UInt16]? {
-            if part.isEmpty { return [] }
-            var groups: [UInt16] = []
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (index, piece) in pieces.enumerated() {
-                if last, index == pieces.count - 1, piece.contains(".") {
-                    guard let four = ipv4(piece) else { return nil }
-                    groups.append(UInt16(four[0]) << 8 | UInt16(four[1]))
-                    groups.append(UInt16(four[2]) << 8 | UInt16(four[3]))
-                    continue
-                }
-                guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
-                groups.append(value)
-            }
-            return groups
-        }
-        let groups: [UInt16]
-        if halves.count == 1 {
-            guard let all = parse(halves[0], last: true), all.count == 8 else { return nil }
-            groups = all
-        } else {
-            guard let head = parse(halves[0], last: false), let tail = parse(halves[1], last: true),
-                head.count + tail.count < 8
-            else { return nil }
-            groups = head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
-        }
-        return groups.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
-    }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
