@@ -60,8 +60,8 @@ enum BridgeSubscriptionTable {
     ) throws -> [(deviceID: Int64, appID: String)] {
         guard !selectors.isEmpty, !platforms.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(selectors), as: UTF8.self)
-        return try database.rows(subscribersSQL, binding: list, platforms.contains(.apns), platforms.contains(.fcm)) {
-            row in (row.int64(0), row.string(1) ?? "")
-        }
+        return try database.rows(
+            subscribersSQL, binding: list, platforms.contains(.apns), platforms.contains(.fcm)
+        ) { row in (row.int64(0), row.string(1) ?? "") }
     }
 }

@@ -94,9 +94,7 @@ enum DeviceTable {
         """
 
     /// The id of the device for (app, token), created when new.
-    static func upsert(
-        appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection
-    )
+    static func upsert(appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection)
         throws -> Int64
     {
         let known = try database.withStatement(findSQL) { row in
@@ -120,8 +118,7 @@ enum DeviceTable {
     /// Records a report of (app, token) on device `id` if that is the device's (app, token);
     /// false when it is not, and nothing changed.
     static func recordReport(
-        ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64,
-        in database: some SQLConnection
+        ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection
     ) throws -> Bool {
         try database.run(recordReportSQL, binding: id, appID.rawValue, token.bytes, reportedToken, now) > 0
     }

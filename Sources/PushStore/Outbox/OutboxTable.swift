@@ -282,7 +282,9 @@ enum OutboxTable {
     static func reschedule(_ rows: [(id: Int64, at: Int64, error: String)], in database: some SQLConnection) throws
         -> Set<Int64>
     {
-        try update(rows, rescheduleManySQL, in: database) { try $0.bind($1.id, $1.at, $1.error) } lists: {
+        try update(rows, rescheduleManySQL, in: database) {
+            try $0.bind($1.id, $1.at, $1.error)
+        } lists: {
             try $0.bindList(rows.map(\.id), at: 1)
             try $0.bindList(rows.map(\.at), at: 2)
             try $0.bindList(rows.map { Optional($0.error) }, at: 3)
@@ -291,7 +293,9 @@ enum OutboxTable {
 
     /// Makes `rows` dead letters with their errors; returns the ids that were there (and pending).
     static func bury(_ rows: [(id: Int64, error: String)], in database: some SQLConnection) throws -> Set<Int64> {
-        try update(rows, buryManySQL, in: database) { try $0.bind($1.id, $1.error) } lists: {
+        try update(rows, buryManySQL, in: database) {
+            try $0.bind($1.id, $1.error)
+        } lists: {
             try $0.bindList(rows.map(\.id), at: 1)
             try $0.bindList(rows.map { Optional($0.error) }, at: 2)
         }

@@ -17,10 +17,11 @@ enum ProviderTokenTable {
     // nodes that read the same stale token and renew at once: the second finds the first's
     // token in place and updates nothing (on PostgreSQL it waits for the first's row lock,
     // or runs again after a serialization failure, and then finds it).
-    private static let replaceSQL = upsertSQL + """
+    private static let replaceSQL =
+        upsertSQL + """
 
-        WHERE apns_provider_tokens.token = ?6
-        """
+            WHERE apns_provider_tokens.token = ?6
+            """
 
     static func token(teamID: String, keyID: String, in database: some SQLConnection) throws -> ArchivedProviderToken? {
         try database.firstRow(selectSQL, binding: teamID, keyID) { row in
