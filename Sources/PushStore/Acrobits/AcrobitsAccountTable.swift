@@ -32,16 +32,12 @@ enum AcrobitsAccountTable {
     static func saveInOneCall(
         selector: String, username: String?, tokens: [ChannelToken], now: Int64, in database: some SQLConnection
     ) throws {
-        try database.withStatement(saveInOneCallSQL) { statement in
-            try statement.bind(selector, at: 1)
-            try statement.bind(username, at: 2)
-            try statement.bind(now, at: 3)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)), at: 4)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)), at: 5)
-            try statement.bind(PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)), at: 6)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)), at: 7)
-            try statement.run()
-        }
+        try database.run(
+            saveInOneCallSQL, binding: selector, username, now,
+            PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)),
+            PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)),
+            PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)),
+            PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)))
     }
 
     private static let saveTogetherSQL = """
@@ -61,18 +57,15 @@ enum AcrobitsAccountTable {
             first += Int64(report.tokens.count)
         }
         let tokens = reports.flatMap(\.tokens)
-        try database.withStatement(saveTogetherSQL) { statement in
-            try statement.bind(PostgreSQLArrayLiteral.text(reports.map(\.selector)), at: 1)
-            try statement.bind(PostgreSQLArrayLiteral.text(reports.map(\.username)), at: 2)
-            try statement.bind(PostgreSQLArrayLiteral.integers(reports.map(\.now)), at: 3)
-            try statement.bind(PostgreSQLArrayLiteral.integers(firsts), at: 4)
-            try statement.bind(PostgreSQLArrayLiteral.integers(reports.map { Int64($0.tokens.count) }), at: 5)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)), at: 6)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)), at: 7)
-            try statement.bind(PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)), at: 8)
-            try statement.bind(PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)), at: 9)
-            try statement.run()
-        }
+        try database.run(
+            saveTogetherSQL, binding: PostgreSQLArrayLiteral.text(reports.map(\.selector)),
+            PostgreSQLArrayLiteral.text(reports.map(\.username)), PostgreSQLArrayLiteral.integers(reports.map(\.now)),
+            PostgreSQLArrayLiteral.integers(firsts),
+            PostgreSQLArrayLiteral.integers(reports.map { Int64($0.tokens.count) }),
+            PostgreSQLArrayLiteral.text(tokens.map(\.channel.rawValue)),
+            PostgreSQLArrayLiteral.text(tokens.map(\.appID.rawValue)),
+            PostgreSQLArrayLiteral.bytea(tokens.map(\.token.bytes)),
+            PostgreSQLArrayLiteral.text(tokens.map(\.reportedToken)))
     }
 
     /// Links (selector, channel) to `deviceID`, replacing what it linked to.
@@ -80,39 +73,19 @@ enum AcrobitsAccountTable {
         selector: String, channel: AcrobitsChannel, username: String?, deviceID: Int64, now: Int64,
         in database: some SQLConnection
     ) throws {
-        try database.withStatement(upsertSQL) { statement in
-            try statement.bind(selector, at: 1)
-            try statement.bind(channel.rawValue, at: 2)
-            try statement.bind(username, at: 3)
-            try statement.bind(deviceID, at: 4)
-            try statement.bind(now, at: 5)
-            try statement.run()
-        }
+        try database.run(upsertSQL, binding: selector, channel.rawValue, username, deviceID, now)
     }
 
     /// Gives (selector, channel) a new username, keeping the device it links to.
     static func rename(
         selector: String, channel: AcrobitsChannel, username: String, now: Int64, in database: some SQLConnection
     ) throws {
-        try database.withStatement(renameSQL) { statement in
-            try statement.bind(selector, at: 1)
-            try statement.bind(channel.rawValue, at: 2)
-            try statement.bind(username, at: 3)
-            try statement.bind(now, at: 4)
-            try statement.run()
-        }
+        try database.run(renameSQL, binding: selector, channel.rawValue, username, now)
     }
 
     /// Removes every channel of `selector`; returns the device id of each link removed.
     static func delete(selector: String, in database: some SQLConnection) throws -> [Int64] {
-        try database.withStatement(deleteSQL) { row in
-            try row.bind(selector, at: 1)
-            var deviceIDs: [Int64] = []
-            while try row.step() {
-                deviceIDs.append(row.int64(0))
-            }
-            return deviceIDs
-        }
+        try database.rows(deleteSQL, binding: selector) { row in row.int64(0) }
     }
 
     /// Every account link as a device owner, by device id.

@@ -53,11 +53,11 @@ enum AcrobitsPushTable {
                         ]))
                     tokens.append(contentsOf: key.token.bytes)
                 }
-                try row.bind(String(decoding: JSONValue.array(slices).encoded(), as: UTF8.self), at: 1)
-                try row.bind(tokens, at: 2)
+                try row.bind(String(decoding: JSONValue.array(slices).encoded(), as: UTF8.self), tokens)
             case .postgresql:
-                try row.bind(PostgreSQLArrayLiteral.text(keys.map(\.appID.rawValue)), at: 1)
-                try row.bind(PostgreSQLArrayLiteral.bytea(keys.map(\.token.bytes)), at: 2)
+                try row.bind(
+                    PostgreSQLArrayLiteral.text(keys.map(\.appID.rawValue)),
+                    PostgreSQLArrayLiteral.bytea(keys.map(\.token.bytes)))
             }
             var devices = [AddressedDevice?](repeating: nil, count: keys.count)
             while try row.step() {
@@ -74,11 +74,8 @@ enum AcrobitsPushTable {
     private static func device(
         appID: AppID, token: DeviceToken, in database: some SQLConnection
     ) throws -> AddressedDevice? {
-        try database.withStatement(deviceSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            try row.bind(token.bytes, at: 2)
-            guard try row.step() else { return nil }
-            return AddressedDevice(id: row.int64(0), appID: appID, token: token, sandbox: row.bool(1))
+        try database.firstRow(deviceSQL, binding: appID.rawValue, token.bytes) { row in
+            AddressedDevice(id: row.int64(0), appID: appID, token: token, sandbox: row.bool(1))
         }
     }
 }

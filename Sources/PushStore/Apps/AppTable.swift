@@ -51,18 +51,14 @@ enum AppTable {
     }
 
     static func exists(_ id: AppID, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(existsSQL) {
-            try $0.bind(id.rawValue, at: 1)
-            return try $0.step()
-        }
+        try database.firstRow(existsSQL, binding: id.rawValue) { _ in true } ?? false
     }
 
     /// Inserts `app`, or updates the row of its id, and puts it behind its Beams key (or
     /// behind none).
     static func upsert(_ app: RegisteredApp, now: Int64, in database: some SQLConnection) throws {
         try database.withStatement(upsertSQL) { statement in
-            try statement.bind(app.id.rawValue, at: 1)
-            try statement.bind(app.platform.rawValue, at: 2)
+            try statement.bind(app.id.rawValue, app.platform.rawValue)
             // Exactly one kind of credential per row (the table's CHECK): the others stay NULL.
             switch app.credentials {
             case .apnsToken(let teamID, let keyID, let privateKeyPEM):
@@ -90,29 +86,16 @@ enum AppTable {
     }
 
     static func app(id: AppID, in database: some SQLConnection) throws -> RegisteredApp? {
-        try database.withStatement(selectOneSQL) { statement in
-            try statement.bind(id.rawValue, at: 1)
-            return try statement.step() ? try decode(statement) : nil
-        }
+        try database.firstRow(selectOneSQL, binding: id.rawValue) { statement in try decode(statement) }
     }
 
     static func apps(in database: some SQLConnection) throws -> [RegisteredApp] {
-        try database.withStatement(selectAllSQL) { statement in
-            var apps: [RegisteredApp] = []
-            while try statement.step() {
-                apps.append(try decode(statement))
-            }
-            return apps
-        }
+        try database.rows(selectAllSQL) { statement in try decode(statement) }
     }
 
     /// True when there was an app of that id.
     static func delete(id: AppID, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(deleteSQL) {
-            try $0.bind(id.rawValue, at: 1)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(deleteSQL, binding: id.rawValue) > 0
     }
 
     /// Reads the current row of a statement that selected `selectedColumns`.

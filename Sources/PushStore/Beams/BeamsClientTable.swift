@@ -23,20 +23,11 @@ enum BeamsClientTable {
 
     /// Removes the clients of `appID` (their interests cascade); returns their device ids.
     static func deleteClients(appID: AppID, in database: some SQLConnection) throws -> [Int64] {
-        try database.withStatement(deleteForAppSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            var deviceIDs: [Int64] = []
-            while try row.step() {
-                deviceIDs.append(row.int64(0))
-            }
-            return deviceIDs
-        }
+        try database.rows(deleteForAppSQL, binding: appID.rawValue) { row in row.int64(0) }
     }
 
     static func client(id: String, in database: some SQLConnection) throws -> Row? {
-        try database.withStatement(selectSQL) { row in
-            try row.bind(id, at: 1)
-            guard try row.step() else { return nil }
+        try database.firstRow(selectSQL, binding: id) { row in
             // A client is only ever created through its app's key; an app's key removed later
             // leaves its clients unable to prove anything (no key equals "").
             let appKey = row.string(2) ?? ""
@@ -46,21 +37,10 @@ enum BeamsClientTable {
     }
 
     static func insert(id: String, appID: AppID, deviceID: Int64, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(insertSQL) {
-            try $0.bind(id, at: 1)
-            try $0.bind(appID.rawValue, at: 2)
-            try $0.bind(deviceID, at: 3)
-            try $0.bind(now, at: 4)
-            try $0.run()
-        }
+        try database.run(insertSQL, binding: id, appID.rawValue, deviceID, now)
     }
 
     static func move(id: String, toDevice deviceID: Int64, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(moveSQL) {
-            try $0.bind(id, at: 1)
-            try $0.bind(deviceID, at: 2)
-            try $0.bind(now, at: 3)
-            try $0.run()
-        }
+        try database.run(moveSQL, binding: id, deviceID, now)
     }
 }

@@ -51,53 +51,29 @@ enum BeamsDeviceTable {
 
     /// The client of `appID` on device `deviceID` updated last, if any.
     static func client(appID: AppID, deviceID: Int64, in database: some SQLConnection) throws -> String? {
-        try database.withStatement(onDeviceSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            try row.bind(deviceID, at: 2)
-            return try row.step() ? row.string(0) : nil
-        }
+        try database.firstRow(onDeviceSQL, binding: appID.rawValue, deviceID) { row in row.string(0) }
     }
 
     /// Marks the client used now, replacing its metadata when `metadata` is not nil; false
     /// when there is no such client.
     static func touch(id: String, metadata: String?, now: Int64, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(touchSQL) {
-            try $0.bind(id, at: 1)
-            try $0.bind(metadata, at: 2)
-            try $0.bind(now, at: 3)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(touchSQL, binding: id, metadata, now) > 0
     }
 
     /// The client's (user id, metadata).
     static func details(id: String, in database: some SQLConnection) throws -> (userID: String?, metadata: String?) {
-        try database.withStatement(detailsSQL) { row in
-            try row.bind(id, at: 1)
-            guard try row.step() else { return (nil, nil) }
-            return (row.string(0), row.string(1))
-        }
+        try database.firstRow(detailsSQL, binding: id) { row in (row.string(0), row.string(1)) } ?? (nil, nil)
     }
 
     /// Deletes the client; its device id, nil when there was no such client.
     static func delete(id: String, in database: some SQLConnection) throws -> Int64? {
-        try database.withStatement(deleteSQL) { row in
-            try row.bind(id, at: 1)
-            return try row.step() ? row.int64(0) : nil
-        }
+        try database.firstRow(deleteSQL, binding: id) { row in row.int64(0) }
     }
 
     static func replaceInterests(clientID: String, with interests: [String], in database: some SQLConnection) throws {
-        try database.withStatement(clearInterestsSQL) {
-            try $0.bind(clientID, at: 1)
-            try $0.run()
-        }
+        try database.run(clearInterestsSQL, binding: clientID)
         for interest in interests {
-            try database.withStatement(addInterestSQL) {
-                try $0.bind(clientID, at: 1)
-                try $0.bind(interest, at: 2)
-                try $0.run()
-            }
+            try database.run(addInterestSQL, binding: clientID, interest)
         }
     }
 
@@ -105,64 +81,31 @@ enum BeamsDeviceTable {
     static func interests(clientID: String, after cursor: String, limit: Int, in database: some SQLConnection) throws
         -> [String]
     {
-        try database.withStatement(interestsSQL) { row in
-            try row.bind(clientID, at: 1)
-            try row.bind(cursor, at: 2)
-            try row.bind(Int64(limit), at: 3)
-            var names: [String] = []
-            while try row.step() { names.append(row.string(0) ?? "") }
-            return names
-        }
+        try database.rows(interestsSQL, binding: clientID, cursor, Int64(limit)) { row in row.string(0) ?? "" }
     }
 
     static func bindUser(clientID: String, userID: String, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(bindUserSQL) {
-            try $0.bind(clientID, at: 1)
-            try $0.bind(userID, at: 2)
-            try $0.bind(now, at: 3)
-            try $0.run()
-        }
+        try database.run(bindUserSQL, binding: clientID, userID, now)
     }
 
     /// Holds the binds of `userID` back until this transaction ends (see `lockUserSQL`).
     static func lockUser(_ userID: String, in database: some SQLConnection) throws {
-        try database.withStatement(lockUserSQL) { row in
-            try row.bind(userID, at: 1)
-            _ = try row.step()
-        }
+        try database.run(lockUserSQL, binding: userID)
     }
 
     /// How many clients of `appID` are bound to `userID`.
     static func deviceCount(userID: String, appID: AppID, in database: some SQLConnection) throws -> Int {
-        try database.withStatement(userDevicesSQL) { row in
-            try row.bind(userID, at: 1)
-            try row.bind(appID.rawValue, at: 2)
-            _ = try row.step()
-            return Int(row.int64(0))
-        }
+        try database.firstRow(userDevicesSQL, binding: userID, appID.rawValue) { row in Int(row.int64(0)) } ?? 0
     }
 
     /// Deletes the user's clients of the apps (a JSON array of ids); their device ids.
     static func deleteUser(_ userID: String, appIDsJSON: String, in database: some SQLConnection) throws -> [Int64] {
-        try database.withStatement(deleteUserSQL) { row in
-            try row.bind(userID, at: 1)
-            try row.bind(appIDsJSON, at: 2)
-            var deviceIDs: [Int64] = []
-            while try row.step() { deviceIDs.append(row.int64(0)) }
-            return deviceIDs
-        }
+        try database.rows(deleteUserSQL, binding: userID, appIDsJSON) { row in row.int64(0) }
     }
 
     static func enqueueUserDevices(
         appIDsJSON: String, usersJSON: String, payloadID: Int64, now: Int64, in database: some SQLConnection
     ) throws -> Int {
-        try database.withStatement(enqueueUserDevicesSQL) {
-            try $0.bind(appIDsJSON, at: 1)
-            try $0.bind(usersJSON, at: 2)
-            try $0.bind(payloadID, at: 3)
-            try $0.bind(now, at: 4)
-            try $0.run()
-        }
-        return database.changes
+        try database.run(enqueueUserDevicesSQL, binding: appIDsJSON, usersJSON, payloadID, now)
     }
 }

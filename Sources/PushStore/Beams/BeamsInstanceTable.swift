@@ -13,22 +13,15 @@ enum BeamsInstanceTable {
 
     /// The apps behind `appKey`, or nil when it is nobody's key.
     static func instance(appKey: String, in database: some SQLConnection) throws -> BeamsInstance? {
-        try database.withStatement(byKeySQL) { row in
-            try row.bind(appKey, at: 1)
-            var apps: [BeamsApp] = []
-            while try row.step() {
-                apps.append(try decode(row, idColumn: 0, platformColumn: 1, appKey: appKey))
-            }
-            return apps.isEmpty ? nil : BeamsInstance(appKey: appKey, apps: apps)
+        let apps = try database.rows(byKeySQL, binding: appKey) { row in
+            try decode(row, idColumn: 0, platformColumn: 1, appKey: appKey)
         }
+        return apps.isEmpty ? nil : BeamsInstance(appKey: appKey, apps: apps)
     }
 
     /// The app that serves `platform` behind `appKey`, if any.
     static func holder(appKey: String, platform: Platform, in database: some SQLConnection) throws -> AppID? {
-        try database.withStatement(holderSQL) { row in
-            try row.bind(appKey, at: 1)
-            try row.bind(platform.rawValue, at: 2)
-            guard try row.step() else { return nil }
+        try database.firstRow(holderSQL, binding: appKey, platform.rawValue) { row in
             let raw = row.string(0)
             guard let id = raw.flatMap({ AppID($0) }) else {
                 throw StoredValueError(table: "beams_instances", column: "app_id", value: raw ?? "NULL", rowKey: appKey)
@@ -42,17 +35,9 @@ enum BeamsInstanceTable {
     /// Throws the database's constraint error when another app holds (key, platform): the
     /// catalog checks `holder` first to say so in words.
     static func assign(appID: AppID, appKey: String?, platform: Platform, in database: some SQLConnection) throws {
-        try database.withStatement(clearSQL) {
-            try $0.bind(appID.rawValue, at: 1)
-            try $0.run()
-        }
+        try database.run(clearSQL, binding: appID.rawValue)
         guard let appKey else { return }
-        try database.withStatement(insertSQL) {
-            try $0.bind(appKey, at: 1)
-            try $0.bind(platform.rawValue, at: 2)
-            try $0.bind(appID.rawValue, at: 3)
-            try $0.run()
-        }
+        try database.run(insertSQL, binding: appKey, platform.rawValue, appID.rawValue)
     }
 
     /// A `BeamsApp` from the id and platform columns of the current row.

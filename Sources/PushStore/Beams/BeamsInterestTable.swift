@@ -72,31 +72,14 @@ enum BeamsInterestTable {
     static func subscribe(clientID: String, interest: String, limit: Int, in database: some SQLConnection) throws
         -> Bool
     {
-        try database.withStatement(lockClientSQL) {
-            try $0.bind(clientID, at: 1)
-            try $0.run()
-        }
-        try database.withStatement(subscribeSQL) {
-            try $0.bind(clientID, at: 1)
-            try $0.bind(interest, at: 2)
-            try $0.bind(Int64(limit), at: 3)
-            try $0.run()
-        }
-        if database.changes > 0 { return true }
+        try database.run(lockClientSQL, binding: clientID)
+        if try database.run(subscribeSQL, binding: clientID, interest, Int64(limit)) > 0 { return true }
         // Nothing inserted: already subscribed (fine, idempotent), or at the limit.
-        return try database.withStatement(isSubscribedSQL) { row in
-            try row.bind(clientID, at: 1)
-            try row.bind(interest, at: 2)
-            return try row.step()
-        }
+        return try database.firstRow(isSubscribedSQL, binding: clientID, interest) { _ in true } ?? false
     }
 
     static func unsubscribe(clientID: String, interest: String, in database: some SQLConnection) throws {
-        try database.withStatement(unsubscribeSQL) {
-            try $0.bind(clientID, at: 1)
-            try $0.bind(interest, at: 2)
-            try $0.run()
-        }
+        try database.run(unsubscribeSQL, binding: clientID, interest)
     }
 
     /// The last client id of the next `limit` subscriptions to `interest` after client
@@ -104,12 +87,7 @@ enum BeamsInterestTable {
     static func stepEnd(interest: String, after: String, limit: Int, in database: some SQLConnection) throws
         -> String?
     {
-        try database.withStatement(stepEndSQL) { row in
-            try row.bind(interest, at: 1)
-            try row.bind(after, at: 2)
-            try row.bind(Int64(max(limit, 1) - 1), at: 3)
-            return try row.step() ? row.string(0) : nil
-        }
+        try database.firstRow(stepEndSQL, binding: interest, after, Int64(max(limit, 1) - 1)) { row in row.string(0) }
     }
 
     /// Queues payload `payloadID` for each device of the apps (a JSON array of app ids) whose
@@ -125,19 +103,9 @@ enum BeamsInterestTable {
         let sql =
             Connection.engine == .postgresql
             ? enqueueStepFunctionSQL : through == nil ? enqueueLastStepSQL : enqueueStepSQL
-        return try database.withStatement(sql) { row in
-            try row.bind(payloadID, at: 1)
-            try row.bind(now, at: 2)
-            try row.bind(interest, at: 3)
-            try row.bind(after, at: 4)
-            try row.bind(through, at: 5)
-            try row.bind(appIDsJSON, at: 6)
-            try row.bind(earlierInterests, at: 7)
-            try row.bind(claim?.until, at: 8)
-            try row.bind(claim?.node, at: 9)
-            var ids: [Int64] = []
-            while try row.step() { ids.append(row.int64(0)) }
-            return ids
-        }
+        return try database.rows(
+            sql, binding: payloadID, now, interest, after, through, appIDsJSON, earlierInterests, claim?.until,
+            claim?.node
+        ) { row in row.int64(0) }
     }
 }

@@ -41,15 +41,9 @@ enum InterestFanOutTable {
     /// Keeps a fan-out that its publish did not queue in full, with its cursor.
     static func insert(_ row: Row, now: Int64, in database: some SQLConnection) throws {
         let interests = String(decoding: try JSONEncoder().encode(row.interests), as: UTF8.self)
-        try database.withStatement(insertSQL) { statement in
-            try statement.bind(row.payloadID, at: 1)
-            try statement.bind(row.appIDsJSON, at: 2)
-            try statement.bind(interests, at: 3)
-            try statement.bind(Int64(row.interestIndex), at: 4)
-            try statement.bind(row.afterClient, at: 5)
-            try statement.bind(now, at: 6)
-            try statement.run()
-        }
+        try database.run(
+            insertSQL, binding: row.payloadID, row.appIDsJSON, interests, Int64(row.interestIndex), row.afterClient, now
+        )
     }
 
     /// The oldest fan-out still being queued that no other transaction holds.
@@ -70,20 +64,12 @@ enum InterestFanOutTable {
 
     /// Stores how far `row` got.
     static func advance(_ row: Row, in database: some SQLConnection) throws {
-        try database.withStatement(advanceSQL) { statement in
-            try statement.bind(row.payloadID, at: 1)
-            try statement.bind(Int64(row.interestIndex), at: 2)
-            try statement.bind(row.afterClient, at: 3)
-            try statement.run()
-        }
+        try database.run(advanceSQL, binding: row.payloadID, Int64(row.interestIndex), row.afterClient)
     }
 
     /// The fan-out is queued in full.
     static func delete(payloadID: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(deleteSQL) { statement in
-            try statement.bind(payloadID, at: 1)
-            try statement.run()
-        }
+        try database.run(deleteSQL, binding: payloadID)
     }
 
     /// Whether any fan-out is still being queued, held by another node or not.

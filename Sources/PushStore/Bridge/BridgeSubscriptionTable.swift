@@ -41,33 +41,16 @@ enum BridgeSubscriptionTable {
     static func insert(deviceID: Int64, selector: String, limit: Int, now: Int64, in database: some SQLConnection)
         throws -> Bool
     {
-        try database.withStatement(insertSQL) { statement in
-            try statement.bind(deviceID, at: 1)
-            try statement.bind(selector, at: 2)
-            try statement.bind(now, at: 3)
-            try statement.bind(Int64(limit), at: 4)
-            try statement.run()
+        if try database.run(insertSQL, binding: deviceID, selector, now, Int64(limit)) > 0 { return true }
+        guard try database.firstRow(existsSQL, binding: deviceID, selector, read: { _ in true }) != nil else {
+            throw TooManySubscriptions(limit: limit)
         }
-        if database.changes > 0 { return true }
-        let exists = try database.withStatement(existsSQL) { row in
-            try row.bind(deviceID, at: 1)
-            try row.bind(selector, at: 2)
-            return try row.step()
-        }
-        guard exists else { throw TooManySubscriptions(limit: limit) }
         return false
     }
 
     /// Removes the link of (app, token) to `selector`; the device id when there was one.
     static func delete(appID: AppID, token: DeviceToken, selector: String, in database: some SQLConnection) throws -> Int64? {
-        try database.withStatement(deleteSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            try row.bind(token.bytes, at: 2)
-            try row.bind(selector, at: 3)
-            var deviceID: Int64?
-            while try row.step() { deviceID = row.int64(0) }
-            return deviceID
-        }
+        try database.rows(deleteSQL, binding: appID.rawValue, token.bytes, selector) { row in row.int64(0) }.last
     }
 
     /// Every device subscribed to any of `selectors` whose platform is in `platforms`, once,
@@ -77,13 +60,8 @@ enum BridgeSubscriptionTable {
     ) throws -> [(deviceID: Int64, appID: String)] {
         guard !selectors.isEmpty, !platforms.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(selectors), as: UTF8.self)
-        return try database.withStatement(subscribersSQL) { row in
-            try row.bind(list, at: 1)
-            try row.bind(platforms.contains(.apns), at: 2)
-            try row.bind(platforms.contains(.fcm), at: 3)
-            var devices: [(deviceID: Int64, appID: String)] = []
-            while try row.step() { devices.append((row.int64(0), row.string(1) ?? "")) }
-            return devices
-        }
+        return try database.rows(
+            subscribersSQL, binding: list, platforms.contains(.apns), platforms.contains(.fcm)
+        ) { row in (row.int64(0), row.string(1) ?? "") }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import PushStore
 
 /// The database opens, every migration this version knows is applied, and it takes a write
 /// lock. It never creates the file nor migrates: a doctor that repaired silently would hide

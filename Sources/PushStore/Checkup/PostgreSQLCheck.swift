@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import PushStore
 
 /// With `PUSHGATE_DATABASE_URL` set: the PostgreSQL server answers and every migration this
 /// version knows is applied. Like `DatabaseCheck` it never migrates. What only the server's

@@ -70,14 +70,6 @@ public final class PostgreSQLStatement {
         try set(Parameter(type: Self.int8Type, bytes: textBytes(String(value)), isBinary: false), at: index)
     }
 
-    public func bind(_ value: Int, at index: Int32) throws {
-        try bind(Int64(value), at: index)
-    }
-
-    public func bind(_ value: Bool, at index: Int32) throws {
-        try bind(Int64(value ? 1 : 0), at: index)
-    }
-
     public func bind(_ value: String, at index: Int32) throws {
         try set(Parameter(type: Self.textType, bytes: Array(value.utf8), isBinary: true), at: index)
     }
@@ -91,10 +83,6 @@ public final class PostgreSQLStatement {
     }
 
     public func bind(_ value: Int64?, at index: Int32) throws {
-        if let value { try bind(value, at: index) } else { try typedNull(Self.int8Type, at: index) }
-    }
-
-    public func bind(_ value: Bool?, at index: Int32) throws {
         if let value { try bind(value, at: index) } else { try typedNull(Self.int8Type, at: index) }
     }
 
@@ -149,10 +137,6 @@ public final class PostgreSQLStatement {
         guard row < rowCount else { return false }
         row += 1
         return row < rowCount
-    }
-
-    public func run() throws {
-        while try step() {}
     }
 
     /// Forgets the result and every bound value, ready for the next use.
@@ -277,15 +261,6 @@ public final class PostgreSQLStatement {
             number = negative ? number &* 10 &- digit : number &* 10 &+ digit
         }
         return number
-    }
-
-    public func optionalInt64(_ column: Int32) -> Int64? {
-        isNull(column) ? nil : int64(column)
-    }
-
-    /// Nil for SQL NULL.
-    public func bool(_ column: Int32) -> Bool? {
-        isNull(column) ? nil : int64(column) != 0
     }
 
     /// Nil for SQL NULL.

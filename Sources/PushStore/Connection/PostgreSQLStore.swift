@@ -40,21 +40,6 @@ final class PostgreSQLStore: Sendable {
         try withDatabase { try PostgreSQLMigrator.migrate(connection: $0, directory: directory, now: clock) }
     }
 
-    /// The built-in migrations (or `migrations`) not applied yet, for checks.
-    public func pendingMigrations(_ migrations: [Migration]? = nil) throws -> [Migration] {
-        try withDatabase { try PostgreSQLMigrator.pending(connection: $0, migrations: migrations) }
-    }
-
-    /// The migrations of `directory` not applied yet (tests).
-    public func pendingMigrations(directory: URL) throws -> [Migration] {
-        try withDatabase { try PostgreSQLMigrator.pending(connection: $0, directory: directory) }
-    }
-
-    /// The migrations the database records as applied.
-    public func appliedMigrations() throws -> [AppliedMigration] {
-        try withDatabase { try PostgreSQLMigrator.applied(connection: $0) }
-    }
-
     func withDatabase<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try pool.withConnection(body)
     }

@@ -53,16 +53,6 @@ final class SQLiteStore: @unchecked Sendable {
         try withDatabase { try Migrator.migrate(database: $0, directory: directory, now: clock) }
     }
 
-    /// The built-in migrations (or `migrations`) not applied yet, for checks.
-    public func pendingMigrations(_ migrations: [Migration]? = nil) throws -> [Migration] {
-        try withDatabase { try Migrator.pending(database: $0, migrations: migrations) }
-    }
-
-    /// The migrations the database records as applied.
-    public func appliedMigrations() throws -> [AppliedMigration] {
-        try withDatabase { try Migrator.applied(database: $0) }
-    }
-
     /// A PASSIVE WAL checkpoint on this connection (see `Database.checkpoint()`), for the
     /// process that turned automatic checkpoints off on its other connections.
     @discardableResult

@@ -26,14 +26,6 @@ public final class Statement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
-    public func bind(_ value: Int, at index: Int32) throws {
-        try bind(Int64(value), at: index)
-    }
-
-    public func bind(_ value: Bool, at index: Int32) throws {
-        try bind(Int64(value ? 1 : 0), at: index)
-    }
-
     public func bind(_ value: String, at index: Int32) throws {
         var text = value
         // withUTF8 gives the bytes without a copy when the string is native; the shim binds
@@ -69,10 +61,6 @@ public final class Statement {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
-    public func bind(_ value: Bool?, at index: Int32) throws {
-        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
-    }
-
     public func bind(_ value: String?, at index: Int32) throws {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
@@ -90,11 +78,6 @@ public final class Statement {
         case SQLITE_DONE: return false
         case let code: throw error(code)
         }
-    }
-
-    /// Runs a statement that returns no rows (or whose rows do not matter) to completion.
-    public func run() throws {
-        while try step() {}
     }
 
     /// Forgets the current row and every bound value, ready for the next use. The error of a
@@ -117,15 +100,6 @@ public final class Statement {
 
     public func int64(_ column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
-    }
-
-    public func optionalInt64(_ column: Int32) -> Int64? {
-        isNull(column) ? nil : int64(column)
-    }
-
-    /// Nil for SQL NULL.
-    public func bool(_ column: Int32) -> Bool? {
-        isNull(column) ? nil : int64(column) != 0
     }
 
     /// Nil for SQL NULL.

@@ -59,92 +59,50 @@ enum UserDeviceTable {
     private static let setAPNsSettingsSQL = "UPDATE devices SET sandbox = ?2, apns_topic = ?3 WHERE id = ?1"
 
     static func link(userID: String, deviceID: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(linkSQL) {
-            try $0.bind(userID, at: 1)
-            try $0.bind(deviceID, at: 2)
-            try $0.run()
-        }
+        try database.run(linkSQL, binding: userID, deviceID)
     }
 
     static func links(userID: String, in database: some SQLConnection) throws -> [Link] {
-        try database.withStatement(linksSQL) { row in
-            try row.bind(userID, at: 1)
-            var links: [Link] = []
-            while try row.step() {
-                links.append(
-                    Link(
-                        deviceID: row.int64(0), appID: row.string(1) ?? "",
-                        token: DeviceToken(bytes: row.blob(2) ?? []),
-                        reportedToken: row.string(3) ?? "", sandbox: row.bool(4), apnsTopic: row.string(5),
-                        appSandbox: row.bool(6), appTeamID: row.string(7), appTopic: row.string(8)))
-            }
-            return links
+        try database.rows(linksSQL, binding: userID) { row in
+            Link(
+                deviceID: row.int64(0), appID: row.string(1) ?? "", token: DeviceToken(bytes: row.blob(2) ?? []),
+                reportedToken: row.string(3) ?? "", sandbox: row.bool(4), apnsTopic: row.string(5),
+                appSandbox: row.bool(6), appTeamID: row.string(7), appTopic: row.string(8))
         }
     }
 
     /// The user's devices with their apps.
     static func devices(userID: String, in database: some SQLConnection) throws -> [(id: Int64, appID: String)] {
-        try database.withStatement(deviceIDsSQL) { row in
-            try row.bind(userID, at: 1)
-            var devices: [(id: Int64, appID: String)] = []
-            while try row.step() { devices.append((row.int64(0), row.string(1) ?? "")) }
-            return devices
-        }
+        try database.rows(deviceIDsSQL, binding: userID) { row in (row.int64(0), row.string(1) ?? "") }
     }
 
     /// Removes every link of the user; returns the devices they pointed at.
     static func unlinkAll(userID: String, in database: some SQLConnection) throws -> [Int64] {
-        try returningDeviceIDs(unlinkAllSQL, in: database) { try $0.bind(userID, at: 1) }
+        try database.rows(unlinkAllSQL, binding: userID) { row in row.int64(0) }
     }
 
     /// Removes the user's links to APNs devices with `token`, except to `keeping`.
     static func unlinkAPNs(userID: String, token: DeviceToken, keeping: Int64?, in database: some SQLConnection) throws
         -> [Int64]
     {
-        try returningDeviceIDs(unlinkAPNsSQL, in: database) {
-            try $0.bind(userID, at: 1)
-            try $0.bind(token.bytes, at: 2)
-            try $0.bind(keeping, at: 3)
-        }
+        try database.rows(unlinkAPNsSQL, binding: userID, token.bytes, keeping) { row in row.int64(0) }
     }
 
     static func unlink(userID: String, appID: AppID, token: DeviceToken, in database: some SQLConnection) throws -> [Int64] {
-        try returningDeviceIDs(unlinkDeviceSQL, in: database) {
-            try $0.bind(userID, at: 1)
-            try $0.bind(appID.rawValue, at: 2)
-            try $0.bind(token.bytes, at: 3)
-        }
+        try database.rows(unlinkDeviceSQL, binding: userID, appID.rawValue, token.bytes) { row in row.int64(0) }
     }
 
     /// The registered APNs app a cospace `application_id` names, if any.
     static func apnsApp(applicationID: String, teamID: String, bundleID: String, in database: some SQLConnection) throws
         -> AppID?
     {
-        try database.withStatement(apnsAppSQL) { row in
-            try row.bind(applicationID, at: 1)
-            try row.bind(teamID, at: 2)
-            try row.bind(bundleID, at: 3)
-            return try row.step() ? row.string(0).flatMap { AppID($0) } : nil
+        try database.firstRow(apnsAppSQL, binding: applicationID, teamID, bundleID) { row in
+            row.string(0).flatMap { AppID($0) }
         }
     }
 
     static func setAPNsSettings(deviceID: Int64, sandbox: Bool?, apnsTopic: String, in database: some SQLConnection) throws {
-        try database.withStatement(setAPNsSettingsSQL) {
-            try $0.bind(deviceID, at: 1)
-            try $0.bind(sandbox, at: 2)
-            try $0.bind(apnsTopic, at: 3)
-            try $0.run()
-        }
+        try database.run(setAPNsSettingsSQL, binding: deviceID, sandbox, apnsTopic)
     }
 
-    private static func returningDeviceIDs<Connection: SQLConnection>(
-        _ sql: String, in database: Connection, bind: (Connection.Row) throws -> Void
-    ) throws -> [Int64] {
-        try database.withStatement(sql) { row in
-            try bind(row)
-            var ids: [Int64] = []
-            while try row.step() { ids.append(row.int64(0)) }
-            return ids
-        }
-    }
 }

@@ -10,53 +10,29 @@ enum UserTable {
     private static let deleteSQL = "DELETE FROM users WHERE id = ?1"
 
     static func insert(_ user: CospaceUser, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(insertSQL) {
-            try $0.bind(user.id, at: 1)
-            try $0.bind(user.name, at: 2)
-            try $0.bind(user.passwordHash, at: 3)
-            try $0.bind(now, at: 4)
-            try $0.run()
-        }
+        try database.run(insertSQL, binding: user.id, user.name, user.passwordHash, now)
     }
 
     static func all(in database: some SQLConnection) throws -> [CospaceUser] {
-        try database.withStatement(allSQL) { row in
-            var users: [CospaceUser] = []
-            while try row.step() { users.append(user(row)) }
-            return users
-        }
+        try database.rows(allSQL) { row in user(row) }
     }
 
     static func user(named name: String, in database: some SQLConnection) throws -> CospaceUser? {
-        try database.withStatement(byNameSQL) { row in
-            try row.bind(name, at: 1)
-            return try row.step() ? user(row) : nil
-        }
+        try database.firstRow(byNameSQL, binding: name) { row in user(row) }
     }
 
     static func user(id: String, in database: some SQLConnection) throws -> CospaceUser? {
-        try database.withStatement(byIDSQL) { row in
-            try row.bind(id, at: 1)
-            return try row.step() ? user(row) : nil
-        }
+        try database.firstRow(byIDSQL, binding: id) { row in user(row) }
     }
 
     /// False when there is no user of that name.
     static func setPasswordHash(name: String, passwordHash: String, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(setPasswordSQL) {
-            try $0.bind(name, at: 1)
-            try $0.bind(passwordHash, at: 2)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(setPasswordSQL, binding: name, passwordHash) > 0
     }
 
     /// Deletes the user; its `user_devices` rows cascade.
     static func delete(id: String, in database: some SQLConnection) throws {
-        try database.withStatement(deleteSQL) {
-            try $0.bind(id, at: 1)
-            try $0.run()
-        }
+        try database.run(deleteSQL, binding: id)
     }
 
     private static func user(_ row: some SQLRow) -> CospaceUser {

@@ -60,32 +60,21 @@ enum DeliveryLogTable {
     }
 
     static func recent(limit: Int, in database: some SQLConnection) throws -> [DeliveryLogEntry] {
-        try database.withStatement(recentSQL) { row in
-            try row.bind(limit, at: 1)
-            var entries: [DeliveryLogEntry] = []
-            while try row.step() {
-                let raw = row.string(3)
-                guard let kind = raw.flatMap(DeliveryLogEntry.Kind.init(rawValue:)) else {
-                    throw StoredValueError(
-                        table: "delivery_log", column: "outcome", value: raw ?? "NULL", rowKey: "at \(row.int64(0))")
-                }
-                entries.append(
-                    DeliveryLogEntry(
-                        at: row.int64(0), appID: row.string(1) ?? "", token: row.string(2) ?? "", kind: kind,
-                        detail: row.string(4), source: row.string(5)))
+        try database.rows(recentSQL, binding: limit) { row in
+            let raw = row.string(3)
+            guard let kind = raw.flatMap(DeliveryLogEntry.Kind.init(rawValue:)) else {
+                throw StoredValueError(
+                    table: "delivery_log", column: "outcome", value: raw ?? "NULL", rowKey: "at \(row.int64(0))")
             }
-            return entries
+            return DeliveryLogEntry(
+                at: row.int64(0), appID: row.string(1) ?? "", token: row.string(2) ?? "", kind: kind,
+                detail: row.string(4), source: row.string(5))
         }
     }
 
     /// Deletes up to `trimBatchSize` of the entries beyond the newest `keeping`, oldest first;
     /// returns how many went (fewer than `trimBatchSize`: done).
     static func trimBatch(keeping: Int, in database: some SQLConnection) throws -> Int {
-        try database.withStatement(trimSQL) {
-            try $0.bind(max(keeping, 0), at: 1)
-            try $0.bind(trimBatchSize, at: 2)
-            try $0.run()
-        }
-        return database.changes
+        try database.run(trimSQL, binding: max(keeping, 0), trimBatchSize)
     }
 }

@@ -68,10 +68,6 @@ extension DeviceTable {
     }
 
     static func setSandbox(_ sandbox: Bool, deviceID: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(setSandboxSQL) {
-            try $0.bind(deviceID, at: 1)
-            try $0.bind(sandbox, at: 2)
-            try $0.run()
-        }
+        try database.run(setSandboxSQL, binding: deviceID, sandbox)
     }
 }

@@ -98,8 +98,7 @@ enum DeviceTable {
         throws -> Int64
     {
         let known = try database.withStatement(findSQL) { row in
-            try row.bind(appID.rawValue, at: 1)
-            try row.bind(token.bytes, at: 2)
+            try row.bind(appID.rawValue, token.bytes)
             return try row.step() ? row.int64(0) : nil
         }
         if let known {
@@ -108,10 +107,7 @@ enum DeviceTable {
             return known
         }
         let returned = try database.withStatement(insertSQL) { statement -> Int64? in
-            try statement.bind(appID.rawValue, at: 1)
-            try statement.bind(token.bytes, at: 2)
-            try statement.bind(reportedToken, at: 3)
-            try statement.bind(now, at: 4)
+            try statement.bind(appID.rawValue, token.bytes, reportedToken, now)
             // A row on PostgreSQL (RETURNING id); none on SQLite, whose step just runs it.
             return try statement.step() ? statement.int64(0) : nil
         }
@@ -124,15 +120,7 @@ enum DeviceTable {
     static func recordReport(
         ofDevice id: Int64, appID: AppID, token: DeviceToken, reportedToken: String, now: Int64, in database: some SQLConnection
     ) throws -> Bool {
-        try database.withStatement(recordReportSQL) { statement in
-            try statement.bind(id, at: 1)
-            try statement.bind(appID.rawValue, at: 2)
-            try statement.bind(token.bytes, at: 3)
-            try statement.bind(reportedToken, at: 4)
-            try statement.bind(now, at: 5)
-            try statement.run()
-        }
-        return database.changes > 0
+        try database.run(recordReportSQL, binding: id, appID.rawValue, token.bytes, reportedToken, now) > 0
     }
 
     /// Records a report on device `id`, which the caller read in this transaction and
@@ -140,43 +128,26 @@ enum DeviceTable {
     static func recordReport(ofDevice id: Int64, reportedToken: String, now: Int64, in database: some SQLConnection)
         throws
     {
-        try database.withStatement(recordReportByIDSQL) { statement in
-            try statement.bind(id, at: 1)
-            try statement.bind(reportedToken, at: 2)
-            try statement.bind(now, at: 3)
-            try statement.run()
-        }
+        try database.run(recordReportByIDSQL, binding: id, reportedToken, now)
     }
 
     /// Resolves (or, with nil, forgets) the platform of every device of `appID`.
     static func setPlatform(_ platform: Platform?, appID: AppID, in database: some SQLConnection) throws {
-        try database.withStatement(setPlatformSQL) {
-            try $0.bind(appID.rawValue, at: 1)
-            try $0.bind(platform?.rawValue, at: 2)
-            try $0.run()
-        }
+        try database.run(setPlatformSQL, binding: appID.rawValue, platform?.rawValue)
     }
 
     /// Deletes those of `ids` that no owner of any dialect links to any more. Callers pass the
     /// devices whose links they just removed or moved, inside the same transaction.
     static func deleteOwnerless(_ ids: some Sequence<Int64>, in database: some SQLConnection) throws {
         for id in Set(ids) {
-            try database.withStatement(deleteIfOwnerlessSQL) {
-                try $0.bind(id, at: 1)
-                try $0.run()
-            }
+            try database.run(deleteIfOwnerlessSQL, binding: id)
         }
     }
 
     /// Deletes the device (its links and queued pushes cascade) unless it was re-registered
     /// after `deadSince` (unix ms); true when it was deleted.
     static func prune(id: Int64, deadSince: Int64?, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(pruneSQL) {
-            try $0.bind(id, at: 1)
-            try $0.bind(deadSince, at: 2)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(pruneSQL, binding: id, deadSince) > 0
     }
 
     /// Every device, ordered by app then id, without owners (the owner tables fill them in).

@@ -42,12 +42,7 @@ enum HousekeepingTable {
         """
 
     static func claim(now: Int64, interval: Int64, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(claimSQL) {
-            try $0.bind(now, at: 1)
-            try $0.bind(interval, at: 2)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(claimSQL, binding: now, interval) > 0
     }
 
     /// Devices of unregistered apps untouched since before `cutoff` (unix s), at most `limit`.
@@ -68,22 +63,13 @@ enum HousekeepingTable {
     private static func delete(_ sql: String, before cutoff: Int64, limit: Int, in database: some SQLConnection) throws
         -> Int
     {
-        try database.withStatement(sql) {
-            try $0.bind(cutoff, at: 1)
-            try $0.bind(Int64(limit), at: 2)
-            try $0.run()
-        }
-        return database.changes
+        try database.run(sql, binding: cutoff, Int64(limit))
     }
 
     static func record(_ removed: HousekeepingCounts, at now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(recordSQL) {
-            try $0.bind(now, at: 1)
-            try $0.bind(Int64(removed.devices), at: 2)
-            try $0.bind(Int64(removed.unregisteredAppDevices), at: 3)
-            try $0.bind(Int64(removed.deadLetters), at: 4)
-            try $0.run()
-        }
+        try database.run(
+            recordSQL, binding: now, Int64(removed.devices), Int64(removed.unregisteredAppDevices),
+            Int64(removed.deadLetters))
     }
 
     static func report(in database: some SQLConnection) throws -> HousekeepingReport {

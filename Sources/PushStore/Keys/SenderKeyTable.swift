@@ -28,74 +28,40 @@ enum SenderKeyTable {
     private static let revokeSQL = "UPDATE api_keys SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL"
 
     static func hasValidKeys(in database: some SQLConnection) throws -> Bool {
-        try exists(anyValidSQL, in: database)
+        try database.firstRow(anyValidSQL) { row in row.int64(0) != 0 } == true
     }
 
     static func hasOperatorKeys(in database: some SQLConnection) throws -> Bool {
-        try exists(anyOperatorSQL, in: database)
-    }
-
-    private static func exists(_ sql: String, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(sql) { row in
-            _ = try row.step()
-            return row.int64(0) != 0
-        }
+        try database.firstRow(anyOperatorSQL) { row in row.int64(0) != 0 } == true
     }
 
     static func key(digest: String, in database: some SQLConnection) throws -> SenderKey? {
-        try database.withStatement(byDigestSQL) { row in
-            try row.bind(digest, at: 1)
-            return try row.step() ? try key(row) : nil
-        }
+        try database.firstRow(byDigestSQL, binding: digest) { row in try key(row) }
     }
 
     static func exists(name: String, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(existsSQL) { row in
-            try row.bind(name, at: 1)
-            _ = try row.step()
-            return row.int64(0) != 0
-        }
+        try database.firstRow(existsSQL, binding: name) { row in row.int64(0) != 0 } == true
     }
 
     static func insert(
         name: String, digest: String, scope: SenderScope, secret: String?, now: Int64,
         in database: some SQLConnection
     ) throws {
-        try database.withStatement(insertSQL) {
-            try $0.bind(name, at: 1)
-            try $0.bind(digest, at: 2)
-            try $0.bind(now, at: 3)
-            try $0.bind(scope.apps.map { ScopeList.text($0.map(\.rawValue)) }, at: 4)
-            try $0.bind(scope.dialects.map { ScopeList.text($0.map(\.rawValue)) }, at: 5)
-            try $0.bind(Int64(scope.isOperator ? 1 : 0), at: 6)
-            try $0.bind(secret, at: 7)
-            try $0.run()
-        }
+        try database.run(
+            insertSQL, binding: name, digest, now, scope.apps.map { ScopeList.text($0.map(\.rawValue)) },
+            scope.dialects.map { ScopeList.text($0.map(\.rawValue)) }, Int64(scope.isOperator ? 1 : 0), secret)
     }
 
     static func all(in database: some SQLConnection) throws -> [SenderKey] {
-        try database.withStatement(allSQL) { row in
-            var keys: [SenderKey] = []
-            while try row.step() { keys.append(try key(row)) }
-            return keys
-        }
+        try database.rows(allSQL) { row in try key(row) }
     }
 
     static func secrets(in database: some SQLConnection) throws -> [BeamsTokenSecret] {
-        try database.withStatement(secretsSQL) { row in
-            var secrets: [BeamsTokenSecret] = []
-            while try row.step() { secrets.append(BeamsTokenSecret(key: try key(row), secret: row.string(7) ?? "")) }
-            return secrets
-        }
+        try database.rows(secretsSQL) { row in BeamsTokenSecret(key: try key(row), secret: row.string(7) ?? "") }
     }
 
     static func revoke(name: String, now: Int64, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(revokeSQL) {
-            try $0.bind(name, at: 1)
-            try $0.bind(now, at: 2)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(revokeSQL, binding: name, now) > 0
     }
 
     /// A row of (name, created_at, revoked_at, app_scope, dialect_scope, is_operator, has a

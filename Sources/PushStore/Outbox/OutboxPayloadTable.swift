@@ -40,33 +40,17 @@ enum OutboxPayloadTable {
 
     /// Stores `message`; returns its id.
     static func insert(_ message: OutboxMessage, now: Int64, in database: some SQLConnection) throws -> Int64 {
-        try database.withStatement(insertSQL) { statement in
-            try statement.bind(message.source, at: 1)
-            if let apns = message.apns {
-                try statement.bind(apns.payload, at: 2)
-                try statement.bind(apns.pushType?.rawValue, at: 3)
-                try statement.bind(apns.priority.map(Int64.init), at: 4)
-                try statement.bind(apns.topic, at: 5)
-                try statement.bind(apns.expiration.map(Int64.init), at: 6)
-                try statement.bind(apns.collapseID, at: 7)
-                try statement.bind(apns.id, at: 8)
-            }
-            if let fcm = message.fcm {
-                // Sorted keys: the stored text is stable, so equal publishes read back equal.
-                try statement.bind(String(decoding: JSONValue.object(fcm.fields).encoded(), as: UTF8.self), at: 9)
-            }
-            if let web = message.web {
-                try statement.bind(web.payload, at: 10)
-                try statement.bind(Int64(web.ttl), at: 11)
-                try statement.bind(web.urgency?.rawValue, at: 12)
-                try statement.bind(web.topic, at: 13)
-            }
-            try statement.bind(now, at: 14)
-            guard try statement.step() else {
-                throw DatabaseError.unexpected("the payload insert returned no id", sql: insertSQL)
-            }
-            return statement.int64(0)
-        }
+        let apns = message.apns
+        let web = message.web
+        // Sorted keys: the stored text is stable, so equal publishes read back equal.
+        let fcm = message.fcm.map { String(decoding: JSONValue.object($0.fields).encoded(), as: UTF8.self) }
+        let id = try database.firstRow(
+            insertSQL, binding: message.source, apns?.payload, apns?.pushType?.rawValue, apns?.priority.map(Int64.init),
+            apns?.topic, apns?.expiration.map(Int64.init), apns?.collapseID, apns?.id, fcm, web?.payload,
+            web.map { Int64($0.ttl) }, web?.urgency?.rawValue, web?.topic, now
+        ) { row in row.int64(0) }
+        guard let id else { throw DatabaseError.unexpected("the payload insert returned no id", sql: insertSQL) }
+        return id
     }
 
     static func payload(id: Int64, in database: some SQLConnection) throws -> Payload? {
@@ -76,17 +60,17 @@ enum OutboxPayloadTable {
             func invalid(_ column: String, _ value: String?) -> StoredValueError {
                 StoredValueError(table: "outbox_payloads", column: column, value: value ?? "NULL", rowKey: "\(id)")
             }
+            func parsed<Value: RawRepresentable<String>>(_ column: Int32, _ name: String) throws -> Value? {
+                guard let raw = row.string(column) else { return nil }
+                guard let value = Value(rawValue: raw) else { throw invalid(name, raw) }
+                return value
+            }
             var apns: APNsMessage?
             if let body = row.blob(1) {
-                var pushType: APNsPushType?
-                if let raw = row.string(2) {
-                    guard let parsed = APNsPushType(rawValue: raw) else { throw invalid("apns_push_type", raw) }
-                    pushType = parsed
-                }
                 apns = APNsMessage(
-                    payload: body, pushType: pushType, priority: row.optionalInt64(3).map(Int.init),
-                    topic: row.string(4), expiration: row.optionalInt64(5).map(Int.init), collapseID: row.string(6),
-                    id: row.string(7))
+                    payload: body, pushType: try parsed(2, "apns_push_type"),
+                    priority: row.optionalInt64(3).map(Int.init), topic: row.string(4),
+                    expiration: row.optionalInt64(5).map(Int.init), collapseID: row.string(6), id: row.string(7))
             }
             var fcm: FCMMessage?
             if let text = row.string(8) {
@@ -98,32 +82,22 @@ enum OutboxPayloadTable {
             }
             var web: WebPushMessage?
             if let body = row.blob(9) {
-                var urgency: WebPushUrgency?
-                if let raw = row.string(11) {
-                    guard let parsed = WebPushUrgency(rawValue: raw) else { throw invalid("web_urgency", raw) }
-                    urgency = parsed
-                }
                 web = WebPushMessage(
-                    payload: body, ttl: Int(row.optionalInt64(10) ?? 0), urgency: urgency, topic: row.string(12))
+                    payload: body, ttl: Int(row.optionalInt64(10) ?? 0), urgency: try parsed(11, "web_urgency"),
+                    topic: row.string(12))
             }
             return Payload(source: row.string(0) ?? "", apns: apns, fcm: fcm, web: web)
         }
     }
 
     static func delete(id: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(deleteSQL) {
-            try $0.bind(id, at: 1)
-            try $0.run()
-        }
+        try database.run(deleteSQL, binding: id)
     }
 
     /// Deletes those of `ids` no outbox row uses any more.
     static func deleteIfUnused(_ ids: some Sequence<Int64>, in database: some SQLConnection) throws {
         for id in Set(ids) {
-            try database.withStatement(deleteIfUnusedSQL) {
-                try $0.bind(id, at: 1)
-                try $0.run()
-            }
+            try database.run(deleteIfUnusedSQL, binding: id)
         }
     }
 

@@ -171,9 +171,7 @@ enum OutboxTable {
             var inserted = 0
             for deviceID in deviceIDs {
                 defer { statement.reset() }
-                try statement.bind(payloadID, at: 1)
-                try statement.bind(deviceID, at: 2)
-                try statement.bind(now, at: 3)
+                try statement.bind(payloadID, deviceID, now)
                 do {
                     try statement.run()
                     inserted += database.changes
@@ -188,8 +186,7 @@ enum OutboxTable {
     /// Up to `limit` pending rows due at `now`, oldest first (not yet claimed: see `claimDue`).
     static func due(limit: Int, now: Int64, in database: some SQLConnection) throws -> [DueRow] {
         try database.withStatement(dueSQL) { row in
-            try row.bind(now, at: 1)
-            try row.bind(limit, at: 2)
+            try row.bind(now, limit)
             return try dueRows(row, limit: limit)
         }
     }
@@ -216,10 +213,7 @@ enum OutboxTable {
             return rows
         case .postgresql:
             return try database.withStatement(claimDueSQL) { row in
-                try row.bind(now, at: 1)
-                try row.bind(limit, at: 2)
-                try row.bind(until, at: 3)
-                try row.bind(node, at: 4)
+                try row.bind(now, limit, until, node)
                 return try dueRows(row, limit: limit)
             }
         }
@@ -266,21 +260,12 @@ enum OutboxTable {
 
     /// The payloads of every row queued for `deviceID`, dead letters included.
     static func payloadIDs(deviceID: Int64, in database: some SQLConnection) throws -> [Int64] {
-        try database.withStatement(payloadsOfDeviceSQL) { row in
-            try row.bind(deviceID, at: 1)
-            var ids: [Int64] = []
-            while try row.step() { ids.append(row.int64(0)) }
-            return ids
-        }
+        try database.rows(payloadsOfDeviceSQL, binding: deviceID) { row in row.int64(0) }
     }
 
     /// True when the row was there.
     static func delete(id: Int64, in database: some SQLConnection) throws -> Bool {
-        try database.withStatement(deleteSQL) {
-            try $0.bind(id, at: 1)
-            try $0.run()
-        }
-        return database.changes > 0
+        try database.run(deleteSQL, binding: id) > 0
     }
 
     /// Deletes the rows of `ids`; returns those that were there.
@@ -294,52 +279,47 @@ enum OutboxTable {
 
     /// Releases the claims on `rows` and makes each due at its time; returns the ids that
     /// were there (and pending).
-    static func reschedule<Connection: SQLConnection>(
-        _ rows: [(id: Int64, at: Int64, error: String)], in database: Connection
-    ) throws -> Set<Int64> {
-        guard !rows.isEmpty else { return [] }
-        return try database.withStatement(rescheduleManySQL) { statement in
-            switch Connection.engine {
-            case .sqlite:
-                var ids = Set<Int64>()
-                for row in rows {
-                    defer { statement.reset() }
-                    try statement.bind(row.id, at: 1)
-                    try statement.bind(row.at, at: 2)
-                    try statement.bind(row.error, at: 3)
-                    ids.formUnion(try returnedIDs(statement))
-                }
-                return ids
-            case .postgresql:
-                try statement.bindList(rows.map(\.id), at: 1)
-                try statement.bindList(rows.map(\.at), at: 2)
-                try statement.bindList(rows.map { Optional($0.error) }, at: 3)
-                return try returnedIDs(statement)
-            }
+    static func reschedule(_ rows: [(id: Int64, at: Int64, error: String)], in database: some SQLConnection) throws
+        -> Set<Int64>
+    {
+        try update(rows, rescheduleManySQL, in: database) {
+            try $0.bind($1.id, $1.at, $1.error)
+        } lists: {
+            try $0.bindList(rows.map(\.id), at: 1)
+            try $0.bindList(rows.map(\.at), at: 2)
+            try $0.bindList(rows.map { Optional($0.error) }, at: 3)
         }
     }
 
     /// Makes `rows` dead letters with their errors; returns the ids that were there (and pending).
-    static func bury<Connection: SQLConnection>(_ rows: [(id: Int64, error: String)], in database: Connection) throws
-        -> Set<Int64>
-    {
+    static func bury(_ rows: [(id: Int64, error: String)], in database: some SQLConnection) throws -> Set<Int64> {
+        try update(rows, buryManySQL, in: database) {
+            try $0.bind($1.id, $1.error)
+        } lists: {
+            try $0.bindList(rows.map(\.id), at: 1)
+            try $0.bindList(rows.map { Optional($0.error) }, at: 2)
+        }
+    }
+
+    /// Runs `sql` for `rows`: on SQLite once per row (`bindRow`), on PostgreSQL once for the
+    /// whole batch (`lists`); returns the ids it returned.
+    private static func update<Connection: SQLConnection, Row>(
+        _ rows: [Row], _ sql: EngineSQL, in database: Connection, bindRow: (Connection.Row, Row) throws -> Void,
+        lists bindLists: (Connection.Row) throws -> Void
+    ) throws -> Set<Int64> {
         guard !rows.isEmpty else { return [] }
-        return try database.withStatement(buryManySQL) { statement in
-            switch Connection.engine {
-            case .sqlite:
-                var ids = Set<Int64>()
-                for row in rows {
-                    defer { statement.reset() }
-                    try statement.bind(row.id, at: 1)
-                    try statement.bind(row.error, at: 2)
-                    ids.formUnion(try returnedIDs(statement))
-                }
-                return ids
-            case .postgresql:
-                try statement.bindList(rows.map(\.id), at: 1)
-                try statement.bindList(rows.map { Optional($0.error) }, at: 2)
+        return try database.withStatement(sql) { statement in
+            guard Connection.engine == .sqlite else {
+                try bindLists(statement)
                 return try returnedIDs(statement)
             }
+            var ids = Set<Int64>()
+            for row in rows {
+                defer { statement.reset() }
+                try bindRow(statement, row)
+                ids.formUnion(try returnedIDs(statement))
+            }
+            return ids
         }
     }
 
@@ -355,22 +335,14 @@ enum OutboxTable {
 
     /// Makes the claimed rows of `node` (every node's when nil) due at `now`; returns how many.
     static func releaseClaims(heldBy node: String?, now: Int64, in database: some SQLConnection) throws -> Int {
-        try database.withStatement(node == nil ? releaseClaimsSQL : releaseNodeClaimsSQL) {
-            try $0.bind(now, at: 1)
-            if let node { try $0.bind(node, at: 2) }
-            try $0.run()
-        }
-        return database.changes
+        guard let node else { return try database.run(releaseClaimsSQL, binding: now) }
+        return try database.run(releaseNodeClaimsSQL, binding: now, node)
     }
 
     /// Rows in flight per node, in node order (rows claimed before nodes were recorded first).
     static func claims(in database: some SQLConnection) throws -> [OutboxClaim] {
-        try database.withStatement(claimsSQL) { row in
-            var claims: [OutboxClaim] = []
-            while try row.step() {
-                claims.append(OutboxClaim(node: row.string(0), rows: Int(row.int64(1)), leasedUntil: row.int64(2)))
-            }
-            return claims
+        try database.rows(claimsSQL) { row in
+            OutboxClaim(node: row.string(0), rows: Int(row.int64(1)), leasedUntil: row.int64(2))
         }
     }
 
@@ -386,26 +358,16 @@ enum OutboxTable {
     }
 
     static func deadLetters(limit: Int, in database: some SQLConnection) throws -> [OutboxDeadLetter] {
-        try database.withStatement(deadLettersSQL) { row in
-            try row.bind(limit, at: 1)
-            var letters: [OutboxDeadLetter] = []
-            while try row.step() {
-                letters.append(
-                    OutboxDeadLetter(
-                        id: row.int64(0), source: row.string(1) ?? "", deviceID: row.int64(2),
-                        appID: row.string(3) ?? "", token: DeviceToken(bytes: row.blob(4) ?? []).description,
-                        attempts: Int(row.int64(5)), lastError: row.string(6), createdAt: row.int64(7)))
-            }
-            return letters
+        try database.rows(deadLettersSQL, binding: limit) { row in
+            OutboxDeadLetter(
+                id: row.int64(0), source: row.string(1) ?? "", deviceID: row.int64(2), appID: row.string(3) ?? "",
+                token: DeviceToken(bytes: row.blob(4) ?? []).description, attempts: Int(row.int64(5)),
+                lastError: row.string(6), createdAt: row.int64(7))
         }
     }
 
     /// Makes every dead letter pending again, due at `now`, with no attempts; returns how many.
     static func reviveDeadLetters(now: Int64, in database: some SQLConnection) throws -> Int {
-        try database.withStatement(reviveSQL) {
-            try $0.bind(now, at: 1)
-            try $0.run()
-        }
-        return database.changes
+        try database.run(reviveSQL, binding: now)
     }
 }

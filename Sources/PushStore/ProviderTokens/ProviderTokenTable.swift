@@ -17,20 +17,15 @@ enum ProviderTokenTable {
     // nodes that read the same stale token and renew at once: the second finds the first's
     // token in place and updates nothing (on PostgreSQL it waits for the first's row lock,
     // or runs again after a serialization failure, and then finds it).
-    private static let replaceSQL = """
-        INSERT INTO apns_provider_tokens (team_id, key_id, key_fingerprint, token, issued_at)
-        VALUES (?1, ?2, ?3, ?4, ?5)
-        ON CONFLICT (team_id, key_id) DO UPDATE SET
-            key_fingerprint = excluded.key_fingerprint, token = excluded.token, issued_at = excluded.issued_at
-        WHERE apns_provider_tokens.token = ?6
-        """
+    private static let replaceSQL =
+        upsertSQL + """
+
+            WHERE apns_provider_tokens.token = ?6
+            """
 
     static func token(teamID: String, keyID: String, in database: some SQLConnection) throws -> ArchivedProviderToken? {
-        try database.withStatement(selectSQL) { row in
-            try row.bind(teamID, at: 1)
-            try row.bind(keyID, at: 2)
-            guard try row.step() else { return nil }
-            return ArchivedProviderToken(
+        try database.firstRow(selectSQL, binding: teamID, keyID) { row in
+            ArchivedProviderToken(
                 teamID: teamID, keyID: keyID, keyFingerprint: row.string(0) ?? "", token: row.string(1) ?? "",
                 issuedAt: row.int64(2))
         }
@@ -40,25 +35,13 @@ enum ProviderTokenTable {
     static func replace(
         _ token: ArchivedProviderToken, expecting expected: ArchivedProviderToken?, in database: some SQLConnection
     ) throws {
-        try database.withStatement(replaceSQL) {
-            try $0.bind(token.teamID, at: 1)
-            try $0.bind(token.keyID, at: 2)
-            try $0.bind(token.keyFingerprint, at: 3)
-            try $0.bind(token.token, at: 4)
-            try $0.bind(token.issuedAt, at: 5)
-            try $0.bind(expected?.token, at: 6)
-            try $0.run()
-        }
+        try database.run(
+            replaceSQL, binding: token.teamID, token.keyID, token.keyFingerprint, token.token, token.issuedAt,
+            expected?.token)
     }
 
     static func save(_ token: ArchivedProviderToken, in database: some SQLConnection) throws {
-        try database.withStatement(upsertSQL) {
-            try $0.bind(token.teamID, at: 1)
-            try $0.bind(token.keyID, at: 2)
-            try $0.bind(token.keyFingerprint, at: 3)
-            try $0.bind(token.token, at: 4)
-            try $0.bind(token.issuedAt, at: 5)
-            try $0.run()
-        }
+        try database.run(
+            upsertSQL, binding: token.teamID, token.keyID, token.keyFingerprint, token.token, token.issuedAt)
     }
 }

@@ -13,11 +13,12 @@ public enum Migrator {
             applied_at INTEGER NOT NULL
         ) STRICT
         """
-    private static let tableExistsSQL =
-        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'"
+    private static let tableExistsSQL = EngineSQL(
+        sqlite: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
+        postgresql: "SELECT 1 WHERE to_regclass('schema_migrations') IS NOT NULL")
     private static let appliedSQL = "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
     private static let isAppliedSQL = "SELECT 1 FROM schema_migrations WHERE version = ?"
-    private static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
+    static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 
     /// The migrations in `directory` (files `NNNN_name.sql`, read now), ordered by version:
     /// what tests migrate with (the built-in ones' own folder, or a copy of some of them).
@@ -66,30 +67,26 @@ public enum Migrator {
         return migrations
     }
 
-    /// What `database` records as applied, by version; empty for a new database.
-    public static func applied(database: Database) throws -> [AppliedMigration] {
+    /// What `database` (of either engine) records as applied, by version; empty for a new database.
+    static func applied<Connection: SQLConnection>(database: Connection) throws -> [AppliedMigration] {
         let hasTable = try database.withStatement(tableExistsSQL) { try $0.step() }
         guard hasTable else { return [] }
-        return try database.withStatement(appliedSQL) { statement in
-            var applied: [AppliedMigration] = []
-            while try statement.step() {
-                applied.append(
-                    AppliedMigration(
-                        version: Int(statement.int64(0)), name: statement.string(1) ?? "",
-                        appliedAt: statement.int64(2)))
-            }
-            return applied
+        return try database.rows(appliedSQL) { row in
+            AppliedMigration(version: Int(row.int64(0)), name: row.string(1) ?? "", appliedAt: row.int64(2))
         }
     }
 
     /// The migrations of `directory` that `database` has not applied yet, in order.
-    public static func pending(database: Database, directory: URL) throws -> [Migration] {
+    static func pending(database: some SQLConnection, directory: URL) throws -> [Migration] {
         try pending(database: database, migrations: migrations(in: directory))
     }
 
-    /// The `migrations` (by default the built-in ones) that `database` has not applied yet, in order.
-    public static func pending(database: Database, migrations all: [Migration]? = nil) throws -> [Migration] {
-        let all = try all ?? Migration.builtIn(for: .sqlite)
+    /// The `migrations` (by default the built-in ones of its engine) that `database` has not
+    /// applied yet, in order.
+    static func pending<Connection: SQLConnection>(database: Connection, migrations all: [Migration]? = nil) throws
+        -> [Migration]
+    {
+        let all = try all ?? Migration.builtIn(for: Connection.engine)
         let applied = try applied(database: database)
         try checkKnown(applied, all)
         let appliedVersions = Set(applied.map(\.version))
@@ -138,12 +135,7 @@ public enum Migrator {
                     if isApplied { return false }
                     try database.execute(script)
                     try checkForeignKeys(database, after: migration)
-                    try database.withStatement(recordSQL) {
-                        try $0.bind(migration.version, at: 1)
-                        try $0.bind(migration.name, at: 2)
-                        try $0.bind(now(), at: 3)
-                        try $0.run()
-                    }
+                    try database.run(recordSQL, binding: migration.version, migration.name, now())
                     return true
                 }
                 if didApply { appliedFiles.append(migration.fileName) }

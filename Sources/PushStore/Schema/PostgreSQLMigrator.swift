@@ -17,37 +17,6 @@ public enum PostgreSQLMigrator {
     // One lock per schema: stores of several schemas in one database migrate independently.
     private static let lockSQL = "SELECT pg_advisory_lock(hashtext(current_schema() || '.pushgate_migrations'))"
     private static let unlockSQL = "SELECT pg_advisory_unlock(hashtext(current_schema() || '.pushgate_migrations'))"
-    private static let tableExistsSQL = "SELECT to_regclass('schema_migrations') IS NOT NULL"
-    private static let appliedSQL = "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
-    private static let recordSQL = "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
-
-    /// What the database records as applied, by version; empty for a new database.
-    public static func applied(connection: PostgreSQLConnection) throws -> [AppliedMigration] {
-        let hasTable = try connection.withStatement(tableExistsSQL) { row in try row.step() && row.int64(0) != 0 }
-        guard hasTable else { return [] }
-        return try connection.withStatement(appliedSQL) { row in
-            var applied: [AppliedMigration] = []
-            while try row.step() {
-                applied.append(
-                    AppliedMigration(version: Int(row.int64(0)), name: row.string(1) ?? "", appliedAt: row.int64(2)))
-            }
-            return applied
-        }
-    }
-
-    /// The migrations of `directory` that the database has not applied yet, in order.
-    public static func pending(connection: PostgreSQLConnection, directory: URL) throws -> [Migration] {
-        try pending(connection: connection, migrations: Migrator.migrations(in: directory))
-    }
-
-    /// The `migrations` (by default the built-in ones) that the database has not applied yet, in order.
-    public static func pending(connection: PostgreSQLConnection, migrations all: [Migration]? = nil) throws -> [Migration] {
-        let all = try all ?? Migration.builtIn(for: .postgresql)
-        let applied = try applied(connection: connection)
-        try Migrator.checkKnown(applied, all)
-        let appliedVersions = Set(applied.map(\.version))
-        return all.filter { !appliedVersions.contains($0.version) }
-    }
 
     /// Applies every pending migration of `directory`, each in its own transaction, in order;
     /// returns the file names applied (empty when the schema was up to date, or another node
@@ -74,7 +43,7 @@ public enum PostgreSQLMigrator {
         defer { try? connection.withStatement(unlockSQL) { try $0.run() } }
         try connection.execute(createTableSQL)
         // Under the lock: what another node applied meanwhile is no longer pending.
-        let pending = try pending(connection: connection, migrations: all)
+        let pending = try Migrator.pending(database: connection, migrations: all)
 
         var appliedFiles: [String] = []
         for migration in pending {
@@ -86,12 +55,7 @@ public enum PostgreSQLMigrator {
                 defer { connection.isInsideTransaction = false }
                 do {
                     try connection.execute(script)
-                    try connection.withStatement(recordSQL) {
-                        try $0.bind(migration.version, at: 1)
-                        try $0.bind(migration.name, at: 2)
-                        try $0.bind(now(), at: 3)
-                        try $0.run()
-                    }
+                    try connection.run(Migrator.recordSQL, binding: migration.version, migration.name, now())
                     try connection.run("COMMIT")
                 } catch {
                     if connection.isInTransaction { try? connection.run("ROLLBACK") }

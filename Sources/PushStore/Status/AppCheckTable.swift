@@ -10,29 +10,19 @@ enum AppCheckTable {
     private static let allSQL = "SELECT app_id, checked_at, ok, detail FROM app_checks ORDER BY app_id"
 
     static func save(_ check: AppCheckRecord, in database: some SQLConnection) throws {
-        try database.withStatement(saveSQL) {
-            try $0.bind(check.appID.rawValue, at: 1)
-            try $0.bind(check.checkedAt, at: 2)
-            try $0.bind(check.ok, at: 3)
-            // Bounded: an upstream's answer is quoted in it.
-            try $0.bind(String(check.detail.prefix(500)), at: 4)
-            try $0.run()
-        }
+        // The detail is bounded: an upstream's answer is quoted in it.
+        try database.run(
+            saveSQL, binding: check.appID.rawValue, check.checkedAt, check.ok, String(check.detail.prefix(500)))
     }
 
     static func all(in database: some SQLConnection) throws -> [AppCheckRecord] {
-        try database.withStatement(allSQL) { row in
-            var checks: [AppCheckRecord] = []
-            while try row.step() {
-                let raw = row.string(0) ?? ""
-                guard let appID = AppID(raw) else {
-                    throw StoredValueError(table: "app_checks", column: "app_id", value: raw, rowKey: raw)
-                }
-                checks.append(
-                    AppCheckRecord(
-                        appID: appID, checkedAt: row.int64(1), ok: row.bool(2) ?? false, detail: row.string(3) ?? ""))
+        try database.rows(allSQL) { row in
+            let raw = row.string(0) ?? ""
+            guard let appID = AppID(raw) else {
+                throw StoredValueError(table: "app_checks", column: "app_id", value: raw, rowKey: raw)
             }
-            return checks
+            return AppCheckRecord(
+                appID: appID, checkedAt: row.int64(1), ok: row.bool(2) ?? false, detail: row.string(3) ?? "")
         }
     }
 }

@@ -16,23 +16,14 @@ enum DatabaseSizeTable {
     /// Records `bytes` as the sample of `now`'s hour and deletes the samples past
     /// `DatabaseSize.keptSeconds`.
     static func record(bytes: Int64, now: Int64, in database: some SQLConnection) throws {
-        try database.withStatement(insertSQL) {
-            try $0.bind(DatabaseSize.sampleTime(now), at: 1)
-            try $0.bind(bytes, at: 2)
-            try $0.run()
-        }
-        try database.withStatement(pruneSQL) {
-            try $0.bind(now - DatabaseSize.keptSeconds, at: 1)
-            try $0.run()
-        }
+        try database.run(insertSQL, binding: DatabaseSize.sampleTime(now), bytes)
+        try database.run(pruneSQL, binding: now - DatabaseSize.keptSeconds)
     }
 
     /// The newest sample at least a day before `now`.
     static func sample(aDayBefore now: Int64, in database: some SQLConnection) throws -> DatabaseSize.Sample? {
-        try database.withStatement(dayBeforeSQL) { row in
-            try row.bind(now - DatabaseSize.daySeconds, at: 1)
-            guard try row.step() else { return nil }
-            return DatabaseSize.Sample(takenAt: row.int64(0), bytes: row.int64(1))
+        try database.firstRow(dayBeforeSQL, binding: now - DatabaseSize.daySeconds) { row in
+            DatabaseSize.Sample(takenAt: row.int64(0), bytes: row.int64(1))
         }
     }
 }

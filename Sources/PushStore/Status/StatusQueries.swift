@@ -21,15 +21,10 @@ enum StatusQueries {
         """
 
     static func deviceCounts(in database: some SQLConnection) throws -> [DeviceCount] {
-        try database.withStatement(deviceCountsSQL) { row in
-            var counts: [DeviceCount] = []
-            while try row.step() {
-                counts.append(
-                    DeviceCount(
-                        appID: row.string(0) ?? "", platform: row.string(1).flatMap(Platform.init(rawValue:)),
-                        count: Int(row.int64(2))))
-            }
-            return counts
+        try database.rows(deviceCountsSQL) { row in
+            DeviceCount(
+                appID: row.string(0) ?? "", platform: row.string(1).flatMap(Platform.init(rawValue:)),
+                count: Int(row.int64(2)))
         }
     }
 
@@ -42,25 +37,14 @@ enum StatusQueries {
     }
 
     static func lastProblems(limit: Int, in database: some SQLConnection) throws -> [AppProblem] {
-        try database.withStatement(lastProblemsSQL) { row in
-            try row.bind(limit, at: 1)
-            var seen = Set<String>()
-            var problems: [AppProblem] = []
-            while try row.step() {
-                let appID = row.string(0) ?? ""
-                guard seen.insert(appID).inserted else { continue }
-                problems.append(AppProblem(appID: appID, outcome: row.string(1) ?? "", at: row.int64(2)))
-            }
-            return problems
-        }
+        var seen = Set<String>()
+        return try database.rows(lastProblemsSQL, binding: limit) { row in
+            AppProblem(appID: row.string(0) ?? "", outcome: row.string(1) ?? "", at: row.int64(2))
+        }.filter { seen.insert($0.appID).inserted }
     }
 
     private static func counts(_ sql: String, since: Int64, in database: some SQLConnection) throws -> [String: Int] {
-        try database.withStatement(sql) { row in
-            try row.bind(since, at: 1)
-            var counts: [String: Int] = [:]
-            while try row.step() { counts[row.string(0) ?? "", default: 0] += Int(row.int64(1)) }
-            return counts
-        }
+        let rows = try database.rows(sql, binding: since) { row in (row.string(0) ?? "", Int(row.int64(1))) }
+        return Dictionary(rows, uniquingKeysWith: +)
     }
 }

@@ -7,7 +7,7 @@ extension SQLStore {
     /// Writes the whole store, one JSON line at a time (without its line break), from one read
     /// snapshot: a header, every row of `TransferTable.all` in order, a closing line. Each table
     /// is read in pages along its primary key, so memory stays bounded however big the store.
-    func exportLines(engine: SQLEngine, _ write: (String) throws -> Void) throws -> TransferSummary {
+    public func exportStore(_ write: (String) throws -> Void) throws -> TransferSummary {
         try read { connection in
             try Self.allowSlowPeer(connection)
             var summary = TransferSummary()
@@ -19,7 +19,7 @@ extension SQLStore {
                 type: TransferHeader.type,
                 fields: [
                     ("format", .integer(TransferHeader.format)), ("schema", .integer(Int64(summary.schemaVersion))),
-                    ("engine", .text(engine.rawValue)), ("exported_at", .integer(clock())),
+                    ("engine", .text(Connection.engine.rawValue)), ("exported_at", .integer(clock())),
                 ])
             try write(header.json)
             for table in TransferTable.all {

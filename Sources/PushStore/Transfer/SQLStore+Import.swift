@@ -7,9 +7,8 @@ extension SQLStore {
     /// and the store is left empty as it was. Row ids are new; what refers to a device or an
     /// outbox payload is mapped to the id the row got here. `progress` is called every
     /// `progressInterval` lines.
-    func importLines(
-        nextLine: () throws -> Substring?, progressInterval: Int = 1000,
-        progress: (TransferProgress) -> Void
+    public func importStore(
+        nextLine: () throws -> Substring?, progressInterval: Int, progress: (TransferProgress) -> Void
     ) throws -> TransferSummary {
         var attempts = 0
         return try write { connection in

@@ -14,26 +14,5 @@ public protocol StoreTransfer: Sendable {
     ) throws -> TransferSummary
 }
 
-extension SQLiteStore: StoreTransfer {
-    public func exportStore(_ write: (String) throws -> Void) throws -> TransferSummary {
-        try exportLines(engine: .sqlite, write)
-    }
-
-    public func importStore(
-        nextLine: () throws -> Substring?, progressInterval: Int, progress: (TransferProgress) -> Void
-    ) throws -> TransferSummary {
-        try importLines(nextLine: nextLine, progressInterval: progressInterval, progress: progress)
-    }
-}
-
-extension PostgreSQLStore: StoreTransfer {
-    public func exportStore(_ write: (String) throws -> Void) throws -> TransferSummary {
-        try exportLines(engine: .postgresql, write)
-    }
-
-    public func importStore(
-        nextLine: () throws -> Substring?, progressInterval: Int, progress: (TransferProgress) -> Void
-    ) throws -> TransferSummary {
-        try importLines(nextLine: nextLine, progressInterval: progressInterval, progress: progress)
-    }
-}
+extension SQLiteStore: StoreTransfer {}
+extension PostgreSQLStore: StoreTransfer {}
