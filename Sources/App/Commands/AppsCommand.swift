@@ -97,20 +97,16 @@ struct AppsCommand: ParsableCommand {
 
         func run() throws {
             let apps = try Runtime(global).openStore().apps()
-            if apps.isEmpty {
-                print("no apps registered")
-                return
-            }
-            var rows = [["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY", "MATRIX"]]
-            for app in apps {
-                rows.append([
-                    app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
-                    app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
-                    app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
-                    app.openToMatrix ? "open" : "closed",
-                ])
-            }
-            print(TextTable.render(rows))
+            TextTable.show(
+                ["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY", "MATRIX"],
+                apps.map { app in
+                    [
+                        app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
+                        app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
+                        app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
+                        app.openToMatrix ? "open" : "closed",
+                    ]
+                }, orElse: "no apps registered")
         }
 
         static func credentialSummary(_ credentials: AppCredentials) -> String {
@@ -142,6 +138,11 @@ struct AppsCommand: ParsableCommand {
 
 /// Column-aligned plain text for terminal listings.
 enum TextTable {
+    /// Prints `rows` under `header`, or `empty` when there are none.
+    static func show(_ header: [String], _ rows: [[String]], orElse empty: String) {
+        print(rows.isEmpty ? empty : render([header] + rows))
+    }
+
     static func render(_ rows: [[String]]) -> String {
         guard let columns = rows.map(\.count).max() else { return "" }
         let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
