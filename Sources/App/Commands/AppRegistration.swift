@@ -45,12 +45,11 @@ struct AppRegistration {
 
     /// Web Push: the VAPID key from --vapid-key-file, or a new one, and the contact URL.
     private func web(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
-        for (value, option) in [
-            (teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"),
-            (pushType, "--push-type"), (serviceAccountFile, "--service-account"), (certificateFile, "--cert-file"),
-        ] where value != nil {
-            throw CommandFailure("\(option) is not for --platform web")
-        }
+        try Self.refuseGiven(
+            [
+                (teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"),
+                (pushType, "--push-type"), (serviceAccountFile, "--service-account"), (certificateFile, "--cert-file"),
+            ], "is not for --platform web")
         if sandbox { throw CommandFailure("--sandbox is for --platform apns") }
         guard let vapidSubject else {
             throw CommandFailure("--vapid-subject is required for a web app: mailto:you@example.com or an https URL push services can reach you at")
@@ -87,9 +86,7 @@ struct AppRegistration {
 
     private func apns(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
         if serviceAccountFile != nil { throw CommandFailure("--service-account is for --platform fcm") }
-        for (value, option) in [(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")] where value != nil {
-            throw CommandFailure("\(option) is for --platform web")
-        }
+        try Self.refuseGiven([(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")], "is for --platform web")
         let credentials = certificateFile != nil ? try certificateCredentials() : try tokenCredentials()
         let type = try pushType.map(Self.pushType) ?? .alert
         // The app id names the bundle id; each push type's topic is made from it
@@ -124,9 +121,8 @@ struct AppRegistration {
         guard let teamID else { throw CommandFailure("--team-id is required for an APNs app (or --cert-file)") }
         guard let keyID else { throw CommandFailure("--key-id is required for an APNs app") }
         guard let keyFile else { throw CommandFailure("--key-file is required for an APNs app (the AuthKey_….p8 from Apple)") }
-        for (value, option) in [(certificateKeyFile, "--cert-key"), (certificatePassword, "--cert-password-file")] where value != nil {
-            throw CommandFailure("\(option) goes with --cert-file")
-        }
+        try Self.refuseGiven(
+            [(certificateKeyFile, "--cert-key"), (certificatePassword, "--cert-password-file")], "goes with --cert-file")
         try Self.requireAppleIdentifier(teamID, option: "--team-id")
         try Self.requireAppleIdentifier(keyID, option: "--key-id")
         let pem = try OptionFile.text(keyFile, option: "--key-file")
@@ -141,9 +137,9 @@ struct AppRegistration {
     /// Certificate-based auth: a PEM certificate with --cert-key, or a .p12 holding both.
     private func certificateCredentials() throws -> AppCredentials {
         guard let certificateFile else { throw CommandFailure("--cert-file is required") }
-        for (value, option) in [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file")] where value != nil {
-            throw CommandFailure("\(option) is for token-based auth: give either --key-file or --cert-file")
-        }
+        try Self.refuseGiven(
+            [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file")],
+            "is for token-based auth: give either --key-file or --cert-file")
         guard let data = FileManager.default.contents(atPath: certificateFile) else {
             throw CommandFailure("--cert-file \(certificateFile): cannot read the file")
         }
@@ -165,13 +161,10 @@ struct AppRegistration {
     }
 
     private func fcm(_ appID: AppID, appKey: String?) throws -> RegisteredApp {
-        for (value, option) in [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"), (pushType, "--push-type")]
-        where value != nil {
-            throw CommandFailure("\(option) is for --platform apns")
-        }
-        for (value, option) in [(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")] where value != nil {
-            throw CommandFailure("\(option) is for --platform web")
-        }
+        try Self.refuseGiven(
+            [(teamID, "--team-id"), (keyID, "--key-id"), (keyFile, "--key-file"), (topic, "--topic"), (pushType, "--push-type")],
+            "is for --platform apns")
+        try Self.refuseGiven([(vapidSubject, "--vapid-subject"), (vapidKeyFile, "--vapid-key-file")], "is for --platform web")
         if sandbox { throw CommandFailure("--sandbox is for --platform apns") }
         guard let serviceAccountFile else {
             throw CommandFailure("--service-account is required for an FCM app (the service account JSON from the Firebase console)")
@@ -185,6 +178,11 @@ struct AppRegistration {
         }
         return RegisteredApp(
             id: appID, credentials: .fcmServiceAccount(json: json, projectID: account.projectID), appKey: appKey)
+    }
+
+    /// Refuses the first of `options` that was given, saying `why` it does not belong.
+    private static func refuseGiven(_ options: [(value: String?, option: String)], _ why: String) throws {
+        if let given = options.first(where: { $0.value != nil }) { throw CommandFailure("\(given.option) \(why)") }
     }
 
     /// Apple's team and key ids are ten uppercase letters and digits.
