@@ -194,7 +194,8 @@ public struct Configuration: Sendable {
             "PUSHGATE_SOCKET_GROUP",
             "group of the FastCGI socket (a name or number) that nginx's workers are in; unset: serve's own group",
             \.socketGroup, expected: "a group name or number, such as www-data", show: { $0 },
-            parse: { SocketGroup.isWellFormed($0) ? $0 : nil }),
+            // `.none` of String??: a bare nil would be read as "no group" and refuse nothing.
+            parse: { SocketGroup.isWellFormed($0) ? $0 : String??.none }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once; unset: 24 on SQLite, 64 on PostgreSQL", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, apart from PUSHGATE_THREADS; a send waiting on APNs/FCM is parked and holds none", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
