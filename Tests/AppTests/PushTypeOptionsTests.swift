@@ -160,3 +160,30 @@ extension SendControls {
         self.fcmPriority = fcmPriority
     }
 }
+
+extension AppRegistration {
+    /// What `apps add` would parse from these options (every other one left out).
+    init(
+        id: String, platform: String, teamID: String?, keyID: String?, keyFile: String?, topic: String?,
+        pushType: String?, sandbox: Bool, serviceAccountFile: String?, appKey: String?
+    ) {
+        self.init()
+        self.id = id
+        self.platform = platform
+        self.teamID = teamID
+        self.keyID = keyID
+        self.keyFile = keyFile
+        self.certFile = nil
+        self.certKey = nil
+        self.certPasswordFile = nil
+        self.certPassword = nil
+        self.topic = topic
+        self.pushType = pushType
+        self.sandbox = sandbox
+        self.serviceAccount = serviceAccountFile
+        self.vapidSubject = nil
+        self.vapidKeyFile = nil
+        self.appKey = appKey
+        self.openToMatrix = false
+    }
+}
