@@ -194,10 +194,3 @@ final class HTTP2RequestHandler: ChannelInboundHandler {
             promise: nil)
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
