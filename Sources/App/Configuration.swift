@@ -169,61 +169,33 @@ public struct Configuration: Sendable {
 
     public static let settings: [Setting] = [
         .text("PUSHGATE_DB", "SQLite database path", \.database),
-        Setting(
-            name: "PUSHGATE_DATABASE_URL",
-            meaning: "PostgreSQL connection string (libpq URI or key=value); when set, every command uses it instead of PUSHGATE_DB",
-            apply: { config, value in config.databaseURL = value.isEmpty ? nil : value },
-            show: { $0.databaseURL.map(StoreSettings.redacted(serverURL:)) }),
+        .optionalText(
+            "PUSHGATE_DATABASE_URL",
+            "PostgreSQL connection string (libpq URI or key=value); when set, every command uses it instead of PUSHGATE_DB",
+            \.databaseURL, show: StoreSettings.redacted(serverURL:)),
         .integer("PUSHGATE_DATABASE_POOL", "PostgreSQL connections each pushgate process opens at most", \.databasePoolSize, 1...256),
         .integer("PUSHGATE_HTTP_PORT", "the port nginx listens on (scripts/run)", \.httpPort, 1...65535),
         .text("PUSHGATE_SOCKET", "FastCGI socket between nginx and the responder", \.socket),
-        Setting(
-            name: "PUSHGATE_LISTEN",
-            meaning: "FastCGI over TCP on IPv4-ADDRESS:PORT instead of PUSHGATE_SOCKET, for an nginx on another host; beyond loopback, PUSHGATE_FASTCGI_CLIENTS must name the nginx hosts",
-            apply: { config, value throws(ConfigurationError) in
-                if value.isEmpty {
-                    config.listen = nil
-                    return
-                }
-                guard let address = TCPListenAddress(value) else {
-                    throw .invalid(key: "PUSHGATE_LISTEN", value: value, expected: "an IPv4 address and a port, such as 10.0.0.5:9000")
-                }
-                config.listen = address
-            },
-            show: { $0.listen?.description }),
-        Setting(
-            name: "PUSHGATE_FASTCGI_CLIENTS",
-            meaning: "with PUSHGATE_LISTEN, the IPv4 addresses or CIDR ranges (commas or spaces between) of the nginx hosts whose FastCGI connections are answered; others are closed unread; unset: loopback only (and a non-loopback PUSHGATE_LISTEN refuses to start)",
-            apply: { config, value throws(ConfigurationError) in
-                if value.isEmpty {
-                    config.fastCGIClients = nil
-                    return
-                }
-                guard let clients = FastCGIClients(listing: value) else {
-                    throw .invalid(key: "PUSHGATE_FASTCGI_CLIENTS", value: value, expected: "IPv4 addresses or CIDR ranges separated by commas, such as 10.0.0.2,10.0.1.0/24")
-                }
-                config.fastCGIClients = clients
-            },
-            show: { $0.fastCGIClients?.listing }),
-        Setting(
-            name: "PUSHGATE_SOCKET_MODE", meaning: "file mode of the FastCGI socket, octal",
-            apply: { config, value throws(ConfigurationError) in
-                guard let mode = UInt16(value, radix: 8), mode <= 0o777 else {
-                    throw .invalid(key: "PUSHGATE_SOCKET_MODE", value: value, expected: "an octal file mode such as 0660")
-                }
-                config.socketMode = mode
-            },
-            show: { "0" + String($0.socketMode, radix: 8) }),
-        Setting(
-            name: "PUSHGATE_SOCKET_GROUP",
-            meaning: "group of the FastCGI socket (a name or number) that nginx's workers are in; unset: serve's own group",
-            apply: { config, value throws(ConfigurationError) in
-                guard SocketGroup.isWellFormed(value) else {
-                    throw .invalid(key: "PUSHGATE_SOCKET_GROUP", value: value, expected: "a group name or number, such as www-data")
-                }
-                config.socketGroup = value
-            },
-            show: { $0.socketGroup }),
+        .optional(
+            "PUSHGATE_LISTEN",
+            "FastCGI over TCP on IPv4-ADDRESS:PORT instead of PUSHGATE_SOCKET, for an nginx on another host; beyond loopback, PUSHGATE_FASTCGI_CLIENTS must name the nginx hosts",
+            \.listen, expected: "an IPv4 address and a port, such as 10.0.0.5:9000", show: \.description,
+            parse: TCPListenAddress.init),
+        .optional(
+            "PUSHGATE_FASTCGI_CLIENTS",
+            "with PUSHGATE_LISTEN, the IPv4 addresses or CIDR ranges (commas or spaces between) of the nginx hosts whose FastCGI connections are answered; others are closed unread; unset: loopback only (and a non-loopback PUSHGATE_LISTEN refuses to start)",
+            \.fastCGIClients, expected: "IPv4 addresses or CIDR ranges separated by commas, such as 10.0.0.2,10.0.1.0/24",
+            show: \.listing, parse: FastCGIClients.init(listing:)),
+        .parsed(
+            "PUSHGATE_SOCKET_MODE", "file mode of the FastCGI socket, octal", \.socketMode,
+            expected: "an octal file mode such as 0660", show: { "0" + String($0, radix: 8) },
+            parse: { UInt16($0, radix: 8).flatMap { $0 <= 0o777 ? $0 : nil } }),
+        .parsed(
+            "PUSHGATE_SOCKET_GROUP",
+            "group of the FastCGI socket (a name or number) that nginx's workers are in; unset: serve's own group",
+            \.socketGroup, expected: "a group name or number, such as www-data", show: { $0 },
+            // `.none` of String??: a bare nil would be read as "no group" and refuse nothing.
+            parse: { SocketGroup.isWellFormed($0) ? $0 : String??.none }),
         .integer("PUSHGATE_THREADS", "FastCGI responder threads: requests answered at once; unset: 24 on SQLite, 64 on PostgreSQL", \.threads, 1...512),
         .integer("PUSHGATE_UPSTREAM_LANE_THREADS", "threads of their own for pnm2 sends, apart from PUSHGATE_THREADS; a send waiting on APNs/FCM is parked and holds none", \.upstreamLaneThreads, 1...256),
         .integer("PUSHGATE_UPSTREAM_LANE_PARKED", "pnm2 sends parked at once while their pushes are out (a connection each, no thread); more wait in the lane's queue", \.upstreamLaneParked, 1...65_536),
@@ -237,15 +209,7 @@ public struct Configuration: Sendable {
         .integer("PUSHGATE_MAX_BODY_BYTES", "largest request body accepted; larger ones get 413", \.maxBodyBytes, 1...(64 << 20)),
         .choice("PUSHGATE_DB_SYNCHRONOUS", "normal: survives crashes of pushgate; full: also power loss, slower", \.databaseSynchronous),
         .integer("PUSHGATE_DB_BUSY_TIMEOUT_MS", "how long a write waits for another writer before failing", \.databaseBusyTimeoutMilliseconds, 0...600_000),
-        Setting(
-            name: "PUSHGATE_LOG_LEVEL", meaning: "trace, debug, info, notice, warning, error or critical",
-            apply: { config, value throws(ConfigurationError) in
-                guard let level = Logger.Level(rawValue: value.lowercased()) else {
-                    throw .invalid(key: "PUSHGATE_LOG_LEVEL", value: value, expected: "one of trace, debug, info, notice, warning, error, critical")
-                }
-                config.logLevel = level
-            },
-            show: { $0.logLevel.rawValue }),
+        .choice("PUSHGATE_LOG_LEVEL", "trace, debug, info, notice, warning, error or critical", \.logLevel),
         .text("PUSHGATE_APNS_URL", "APNs production endpoint", \.apnsURL),
         .text("PUSHGATE_APNS_SANDBOX_URL", "APNs sandbox endpoint", \.apnsSandboxURL),
         .text("PUSHGATE_FCM_URL", "FCM v1 endpoint (the OAuth token URL comes from the service account)", \.fcmURL),
@@ -256,38 +220,21 @@ public struct Configuration: Sendable {
         .optionalText("PUSHGATE_COSPACE_FCM_APP", "the FCM app (id) cospace gcm registration ids belong to", \.cospaceFCMApp),
         .optionalText("PUSHGATE_BRIDGE_APNS_APP", "the APNs app (id) behind bridge apns:// destinations", \.bridgeAPNsApp),
         .optionalText("PUSHGATE_BRIDGE_FCM_APP", "the FCM app (id) behind bridge gcm:// destinations", \.bridgeFCMApp),
-        Setting(
-            name: BridgeTopics.key,
-            meaning: "comma-separated topic paths bridge clients may subscribe to (each with everything below it); unset: any topic",
-            apply: { config, value throws(ConfigurationError) in
-                guard let topics = BridgeTopics(configured: value) else {
-                    throw .invalid(key: BridgeTopics.key, value: value, expected: "topic paths separated by commas, such as news,alerts/eu")
-                }
-                config.bridgeTopics = topics
-            },
-            show: { $0.bridgeTopics.prefixes?.map(\.text).joined(separator: ",") }),
-        Setting(
-            name: "PUSHGATE_WEBPUSH_ENDPOINTS",
-            meaning: "comma-separated push services (https://host[:port], *. for a domain's subdomains) Web Push subscriptions may name; default the public browsers' services",
-            apply: { config, value throws(ConfigurationError) in
-                do {
-                    config.webPushEndpoints = try WebPushEndpointPolicy(listing: value)
-                } catch {
-                    throw .invalid(key: "PUSHGATE_WEBPUSH_ENDPOINTS", value: value, expected: "https://host[:port] origins separated by commas (\(error))")
-                }
-            },
-            show: { $0.webPushEndpoints.listing }),
-        Setting(
-            name: "PUSHGATE_MATRIX_HOMESERVERS",
-            meaning: "addresses or CIDR ranges (commas or spaces between) of the Matrix homeservers that may call /_matrix/push/v1/notify; default loopback; render nginx with the same list",
-            apply: { config, value throws(ConfigurationError) in
-                do {
-                    config.matrixHomeservers = try MatrixHomeservers(listing: value)
-                } catch {
-                    throw .invalid(key: "PUSHGATE_MATRIX_HOMESERVERS", value: value, expected: "IP addresses or CIDR ranges separated by commas, such as 10.0.0.5,192.168.1.0/24 (\(error))")
-                }
-            },
-            show: { $0.matrixHomeservers.listing }),
+        .parsed(
+            BridgeTopics.key,
+            "comma-separated topic paths bridge clients may subscribe to (each with everything below it); unset: any topic",
+            \.bridgeTopics, expected: "topic paths separated by commas, such as news,alerts/eu",
+            show: { $0.prefixes?.map(\.text).joined(separator: ",") }, parse: BridgeTopics.init(configured:)),
+        .parsed(
+            "PUSHGATE_WEBPUSH_ENDPOINTS",
+            "comma-separated push services (https://host[:port], *. for a domain's subdomains) Web Push subscriptions may name; default the public browsers' services",
+            \.webPushEndpoints, expected: "https://host[:port] origins separated by commas", show: \.listing,
+            parse: WebPushEndpointPolicy.init(listing:)),
+        .parsed(
+            "PUSHGATE_MATRIX_HOMESERVERS",
+            "addresses or CIDR ranges (commas or spaces between) of the Matrix homeservers that may call /_matrix/push/v1/notify; default loopback; render nginx with the same list",
+            \.matrixHomeservers, expected: "IP addresses or CIDR ranges separated by commas, such as 10.0.0.5,192.168.1.0/24",
+            show: \.listing, parse: MatrixHomeservers.init(listing:)),
         .integer("PUSHGATE_DEVICE_RETENTION_DAYS", "devices not reported, registered or refreshed for this many days are removed with their links", \.deviceRetentionDays, 1...36_500),
         .integer("PUSHGATE_DEAD_LETTER_RETENTION_DAYS", "days a dead letter is kept before housekeeping removes it", \.deadLetterRetentionDays, 1...36_500),
         .optionalText("PUSHGATE_NODE_ID", "this node's id in outbox claims (default: host name and FastCGI socket or listen address)", \.nodeID),
@@ -382,48 +329,61 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Configuration.Setting {
-    static func text(_ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String> & Sendable) -> Self {
+    /// A key whose value `parse` reads: a value it makes nothing of (nil) or throws on stops
+    /// start-up with `expected` (and the error thrown).
+    static func parsed<Value>(
+        _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Value> & Sendable, expected: String,
+        show: @escaping @Sendable (Value) -> String?, parse: @escaping @Sendable (String) throws -> Value?
+    ) -> Self {
         Self(
             name: name, meaning: meaning,
             apply: { config, value throws(ConfigurationError) in
-                guard !value.isEmpty else { throw .invalid(key: name, value: value, expected: "a non-empty value") }
-                config[keyPath: path] = value
+                let parsed: Value?
+                do {
+                    parsed = try parse(value)
+                } catch {
+                    throw .invalid(key: name, value: value, expected: "\(expected) (\(error))")
+                }
+                guard let parsed else { throw .invalid(key: name, value: value, expected: expected) }
+                config[keyPath: path] = parsed
             },
-            show: { $0[keyPath: path] })
+            show: { show($0[keyPath: path]) })
     }
 
-    static func optionalText(_ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String?> & Sendable) -> Self {
-        Self(
-            name: name, meaning: meaning,
-            apply: { config, value in config[keyPath: path] = value.isEmpty ? nil : value },
-            show: { $0[keyPath: path] })
+    /// As `parsed`, for a key that an empty value unsets.
+    static func optional<Value>(
+        _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Value?> & Sendable, expected: String,
+        show: @escaping @Sendable (Value) -> String?, parse: @escaping @Sendable (String) throws -> Value?
+    ) -> Self {
+        parsed(name, meaning, path, expected: expected, show: { $0.flatMap(show) }) { value in
+            value.isEmpty ? .some(nil) : try parse(value).map { Optional($0) }
+        }
+    }
+
+    static func text(_ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String> & Sendable) -> Self {
+        parsed(name, meaning, path, expected: "a non-empty value", show: { $0 }) { $0.isEmpty ? nil : $0 }
+    }
+
+    static func optionalText(
+        _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, String?> & Sendable,
+        show: @escaping @Sendable (String) -> String? = { $0 }
+    ) -> Self {
+        optional(name, meaning, path, expected: "any value", show: show) { $0 }
     }
 
     static func integer(
         _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Int> & Sendable, _ range: ClosedRange<Int>
     ) -> Self {
-        Self(
-            name: name, meaning: meaning,
-            apply: { config, value throws(ConfigurationError) in
-                guard let number = Int(value), range.contains(number) else {
-                    throw .invalid(key: name, value: value, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-                }
-                config[keyPath: path] = number
-            },
-            show: { String($0[keyPath: path]) })
+        parsed(
+            name, meaning, path, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)",
+            show: { String($0) }, parse: { Int($0).flatMap { range.contains($0) ? $0 : nil } })
     }
 
     static func choice<Choice: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ meaning: String, _ path: WritableKeyPath<Configuration, Choice> & Sendable
     ) -> Self where Choice.RawValue == String {
-        Self(
-            name: name, meaning: meaning,
-            apply: { config, value throws(ConfigurationError) in
-                guard let choice = Choice(rawValue: value.lowercased()) else {
-                    throw .invalid(key: name, value: value, expected: "one of " + Choice.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                config[keyPath: path] = choice
-            },
-            show: { $0[keyPath: path].rawValue })
+        parsed(
+            name, meaning, path, expected: "one of " + Choice.allCases.map(\.rawValue).joined(separator: ", "),
+            show: \.rawValue, parse: { Choice(rawValue: $0.lowercased()) })
     }
 }

@@ -53,18 +53,6 @@ struct Runtime {
         }
     }
 
-    /// Applies pending migrations (built into the binary), returning the names of those
-    /// applied now.
-    @discardableResult
-    func migrate() throws -> [String] {
-        try backend.migrate()
-    }
-
-    /// The database the commands use, for messages (never a password).
-    var databaseDescription: String {
-        backend.databaseDescription
-    }
-
     /// The store, with the schema brought up to date first when `migrating`. Only
     /// `creating: true` (import) may create a database that is not there.
     func openStore(migrating: Bool = true, creating: Bool = false) throws -> any Store {

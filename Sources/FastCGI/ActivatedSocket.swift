@@ -79,6 +79,14 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
             var length = socklen_t(MemoryLayout<Int32>.size)
             return getsockopt(descriptor, SOL_SOCKET, option, &value, &length) == 0 ? value : nil
         }
+        func bound<Address>(_ address: Address) -> Address {
+            var local = address
+            var length = socklen_t(MemoryLayout<Address>.size)
+            _ = withUnsafeMutablePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            return local
+        }
         guard let type = option(SO_TYPE) else {
             throw .activationRefused(
                 reason: "descriptor \(descriptor) is not a socket (\(String(cString: strerror(errno))))")
@@ -95,29 +103,16 @@ public struct ActivatedSocket: Sendable, Equatable, CustomStringConvertible {
         switch option(SO_DOMAIN) {
         case AF_UNIX:
             family = .unix
-            var local = sockaddr_un()
-            var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-            _ = withUnsafeMutablePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
-            address = withUnsafeBytes(of: local.sun_path) { bytes in
+            address = withUnsafeBytes(of: bound(sockaddr_un()).sun_path) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             }
         case AF_INET:
             family = .inet
-            var local = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
+            let local = bound(sockaddr_in())
             address = "\(AddressText.of(family: AF_INET, local.sin_addr) ?? "?"):\(UInt16(bigEndian: local.sin_port))"
         case AF_INET6:
             family = .inet6
-            var local = sockaddr_in6()
-            var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            _ = withUnsafeMutablePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
+            let local = bound(sockaddr_in6())
             address =
                 "[\(AddressText.of(family: AF_INET6, local.sin6_addr) ?? "?")]:\(UInt16(bigEndian: local.sin6_port))"
         default:

@@ -247,9 +247,7 @@ final class Bulkhead<Job>: @unchecked Sendable {
 
     /// Jobs running, waiting and parked now.
     var load: (running: Int, queued: Int, parked: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (running, queue.count - head, parked)
+        condition.withLock { (running, queue.count - head, parked) }
     }
 
     /// Work resumed to a thread first, then new jobs while the parked bounds allow; ends once

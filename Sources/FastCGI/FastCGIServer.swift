@@ -56,9 +56,7 @@ public final class FastCGIServer: @unchecked Sendable {
         do {
             try start(makeHandler: makeHandler, logger: logger)
         } catch {
-            lock.lock()
-            waiter = nil
-            lock.unlock()
+            lock.withLock { waiter = nil }
             throw error
         }
         let signal = TerminationSignals.wait()

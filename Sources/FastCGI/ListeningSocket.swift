@@ -12,13 +12,6 @@ struct ListeningSocket {
     /// arrive while serve restarts wait in its backlog for the next serve.
     private let isShared: Bool
 
-    private init(descriptor: Int32, path: String, identity: SocketFile.Identity?, isShared: Bool = false) {
-        self.descriptor = descriptor
-        self.path = path
-        self.identity = identity
-        self.isShared = isShared
-    }
-
     /// Clears a stale socket, refuses a live one, binds, listens, sets the file's mode; or takes
     /// the socket systemd passed, as it is.
     static func open(_ configuration: FastCGIConfiguration) throws -> ListeningSocket {
@@ -50,7 +43,8 @@ struct ListeningSocket {
             unlink(path)
             throw FastCGIError.system(step: "setting the mode of", path: path, errno: code)
         }
-        return ListeningSocket(descriptor: descriptor, path: path, identity: SocketFile.identity(of: path))
+        return ListeningSocket(
+            descriptor: descriptor, path: path, identity: SocketFile.identity(of: path), isShared: false)
     }
 
     /// A TCP listener: libfcgi reads `HOST:PORT` as one. No file to clear or remove.
@@ -61,7 +55,7 @@ struct ListeningSocket {
         if descriptor < 0 {
             throw FastCGIError.system(step: "listening on", path: "tcp \(name)", errno: errno)
         }
-        return ListeningSocket(descriptor: descriptor, path: name, identity: nil)
+        return ListeningSocket(descriptor: descriptor, path: name, identity: nil, isShared: false)
     }
 
     /// `FCGX_Init` also installs a SIGUSR1 handler (mod_fastcgi's "finish and exit") that makes

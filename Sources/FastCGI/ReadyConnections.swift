@@ -133,9 +133,7 @@ final class ReadyConnections: @unchecked Sendable {
         lock.unlock()
         if !arm(connection) {
             // Not watched, it would never be served again: close it, nginx opens another.
-            lock.lock()
-            parked.remove(connection)
-            lock.unlock()
+            lock.withLock { parked.remove(connection) }
             _ = Glibc.close(connection)
         }
     }

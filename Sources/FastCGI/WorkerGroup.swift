@@ -8,22 +8,14 @@ final class WorkerGroup: @unchecked Sendable {
     private var stopping = false
     private var running = 0
 
-    var isStopping: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping
-    }
+    var isStopping: Bool { condition.withLock { stopping } }
 
     func requestStop() {
-        condition.lock()
-        stopping = true
-        condition.unlock()
+        condition.withLock { stopping = true }
     }
 
     func threadStarted() {
-        condition.lock()
-        running += 1
-        condition.unlock()
+        condition.withLock { running += 1 }
     }
 
     func threadFinished() {
@@ -44,9 +36,5 @@ final class WorkerGroup: @unchecked Sendable {
         return true
     }
 
-    var runningThreads: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return running
-    }
+    var runningThreads: Int { condition.withLock { running } }
 }

@@ -13,7 +13,10 @@ public struct APNsClientCertificate: Sendable, CustomStringConvertible {
     /// A PEM certificate and its PEM private key (the `openssl pkcs12 -nodes` export).
     public init(certificatePEM: String, privateKeyPEM: String) throws(CryptoError) {
         let key = try PEMReader.privateKey(privateKeyPEM, expectedHeader: "-----BEGIN PRIVATE KEY-----")
-        let certificate = try Self.readCertificate(certificatePEM)
+        try PEMReader.require("CERTIFICATE", in: certificatePEM)
+        let certificate = try MemoryBIO.read(certificatePEM, "reading the certificate (PEM_read_bio_X509)") {
+            PEM_read_bio_X509($0, nil, nil, nil)
+        }
         defer { X509_free(certificate) }
         try self.init(certificate: certificate, key: key)
     }
@@ -46,48 +49,23 @@ public struct APNsClientCertificate: Sendable, CustomStringConvertible {
             OpenSSLErrorQueue.clear()
             throw .keyDoesNotMatchCertificate
         }
-        notAfter = try Self.printed(X509_get0_notAfter(certificate))
+        notAfter = try MemoryBIO.text("ASN1_TIME_print") { ASN1_TIME_print($0, X509_get0_notAfter(certificate)) }
         // A certificate that has expired will be refused by APNs on every connection.
         if X509_cmp_current_time(X509_get0_notAfter(certificate)) < 0 {
             throw .certificateExpired(notAfter: notAfter)
         }
         subject = Self.subject(of: certificate)
-        certificatePEM = try Self.pem { PEM_write_bio_X509($0, certificate) }
-        privateKeyPEM = try Self.pem { PEM_write_bio_PrivateKey($0, key.pointer, nil, nil, 0, nil, nil) }
+        certificatePEM = try MemoryBIO.text("writing PEM") { PEM_write_bio_X509($0, certificate) }
+        privateKeyPEM = try MemoryBIO.text("writing PEM") {
+            PEM_write_bio_PrivateKey($0, key.pointer, nil, nil, 0, nil, nil)
+        }
     }
 
     public var description: String { "APNsClientCertificate(\(subject), until \(notAfter))" }
-
-    private static func readCertificate(_ pem: String) throws(CryptoError) -> OpaquePointer {
-        let labels = PEMReader.labels(in: pem)
-        guard let first = labels.first else { throw .notPEM(expected: "-----BEGIN CERTIFICATE-----") }
-        guard labels.contains("CERTIFICATE") else { throw .unexpectedPEM(found: first, expected: "CERTIFICATE") }
-        OpenSSLErrorQueue.clear()
-        let bio = try MemoryBIO.make(copying: pem)
-        defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
-            throw OpenSSLErrorQueue.error("reading the certificate (PEM_read_bio_X509)")
-        }
-        return certificate
-    }
 
     private static func subject(of certificate: OpaquePointer) -> String {
         guard let line = X509_NAME_oneline(X509_get_subject_name(certificate), nil, 0) else { return "unknown" }
         defer { pushgate_openssl_free(line) }
         return String(cString: line)
-    }
-
-    private static func printed(_ time: UnsafePointer<ASN1_TIME>?) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error("BIO_new") }
-        defer { BIO_free(bio) }
-        guard ASN1_TIME_print(bio, time) == 1 else { throw OpenSSLErrorQueue.error("ASN1_TIME_print") }
-        return try MemoryBIO.readAll(bio)
-    }
-
-    private static func pem(_ write: (OpaquePointer) -> Int32) throws(CryptoError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error("BIO_new") }
-        defer { BIO_free(bio) }
-        guard write(bio) == 1 else { throw OpenSSLErrorQueue.error("writing PEM") }
-        return try MemoryBIO.readAll(bio)
     }
 }

@@ -48,12 +48,6 @@ final class EVPKey: @unchecked Sendable {
 
     /// The public half as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
     func publicKeyPEM() throws(CryptoError) -> String {
-        OpenSSLErrorQueue.clear()
-        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error("BIO_new") }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PUBKEY(bio, pointer) == 1 else {
-            throw OpenSSLErrorQueue.error("PEM_write_bio_PUBKEY")
-        }
-        return try MemoryBIO.readAll(bio)
+        try MemoryBIO.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, pointer) }
     }
 }

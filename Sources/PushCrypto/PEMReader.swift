@@ -16,29 +16,26 @@ enum PEMReader {
         guard labels.contains(where: privateKeyLabels.contains) else {
             throw .unexpectedPEM(found: first, expected: "PRIVATE KEY")
         }
-        OpenSSLErrorQueue.clear()
-        let bio = try MemoryBIO.make(copying: pem)
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) else {
-            throw OpenSSLErrorQueue.error("reading the private key (PEM_read_bio_PrivateKey)")
-        }
-        return EVPKey(taking: key)
+        return EVPKey(
+            taking: try MemoryBIO.read(pem, "reading the private key (PEM_read_bio_PrivateKey)") {
+                PEM_read_bio_PrivateKey($0, nil, refusePassphrase, nil)
+            })
     }
 
     /// Loads a SubjectPublicKeyInfo public key (`-----BEGIN PUBLIC KEY-----`).
     static func publicKey(_ pem: String) throws(CryptoError) -> EVPKey {
+        try require("PUBLIC KEY", in: pem)
+        return EVPKey(
+            taking: try MemoryBIO.read(pem, "reading the public key (PEM_read_bio_PUBKEY)") {
+                PEM_read_bio_PUBKEY($0, nil, nil, nil)
+            })
+    }
+
+    /// Refuses text without a `-----BEGIN label-----` block, naming what it holds instead.
+    static func require(_ label: String, in pem: String) throws(CryptoError) {
         let labels = labels(in: pem)
-        guard let first = labels.first else { throw .notPEM(expected: "-----BEGIN PUBLIC KEY-----") }
-        guard labels.contains("PUBLIC KEY") else {
-            throw .unexpectedPEM(found: first, expected: "PUBLIC KEY")
-        }
-        OpenSSLErrorQueue.clear()
-        let bio = try MemoryBIO.make(copying: pem)
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
-            throw OpenSSLErrorQueue.error("reading the public key (PEM_read_bio_PUBKEY)")
-        }
-        return EVPKey(taking: key)
+        guard let first = labels.first else { throw .notPEM(expected: "-----BEGIN \(label)-----") }
+        guard labels.contains(label) else { throw .unexpectedPEM(found: first, expected: label) }
     }
 
     /// The labels of every `-----BEGIN LABEL-----` line, in order.

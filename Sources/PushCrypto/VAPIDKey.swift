@@ -28,13 +28,9 @@ public struct VAPIDKey: JWTSigningKey, CustomStringConvertible {
 
     /// The private key as PKCS#8 PEM, the form `init(pem:)` reads and the store keeps.
     public func pem() throws(CryptoError) -> String {
-        OpenSSLErrorQueue.clear()
-        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error("BIO_new") }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PrivateKey(bio, key.pointer, nil, nil, 0, nil, nil) == 1 else {
-            throw OpenSSLErrorQueue.error("PEM_write_bio_PrivateKey")
+        try MemoryBIO.text("PEM_write_bio_PrivateKey") {
+            PEM_write_bio_PrivateKey($0, key.pointer, nil, nil, 0, nil, nil)
         }
-        return try MemoryBIO.readAll(bio)
     }
 
     /// The public key as an uncompressed point, `0x04 ‖ x ‖ y`: 65 bytes.

@@ -30,9 +30,7 @@ public final class VerifiedPasswordCache: @unchecked Sendable {
     public func verify(user: String, password: String, storedHash: String) -> Bool {
         let key = SHA256.hash(Array("\(user)\u{0}\(password)\u{0}\(storedHash)".utf8))
         let now = ContinuousClock.now
-        lock.lock()
-        let known = entries[key].map { now < $0 } ?? false
-        lock.unlock()
+        let known = lock.withLock { entries[key].map { now < $0 } ?? false }
         if known { return true }
         guard verify(password, storedHash) else { return false }
         lock.lock()

@@ -39,9 +39,7 @@ struct APNsCommand: ParsableCommand {
 
     func run() throws {
         var configuration = MockAPNsConfiguration()
-        configuration.host = server.host
-        configuration.port = server.port
-        configuration.tls = server.tls(clientCA: clientCA)
+        server.apply(to: &configuration, clientCA: clientCA)
         configuration.environment = sandbox ? .sandbox : .production
         configuration.providerKeys = [
             MockAPNsProviderKey(
@@ -51,19 +49,10 @@ struct APNsCommand: ParsableCommand {
         configuration.allowedTopics = topics.isEmpty ? nil : Set(topics)
         configuration.providerTokenUpdateInterval = .seconds(tokenUpdateInterval)
         configuration.validatesPayloadJSON = !noJsonCheck
-        configuration.recordRequests = false  // a long run needs counters, not a list
-        configuration.maxConcurrentStreams = server.maxConcurrentStreams
-        configuration.eventLoopThreads = server.eventLoopThreads
 
         TerminationSignals.block()
         let apns = try MockAPNs(configuration: configuration)
-        for (fault, count, token) in try failures.faults() {
-            if let token {
-                apns.inject(fault, forToken: token)
-            } else {
-                apns.inject(fault, forNext: count ?? 1)
-            }
-        }
+        try failures.inject(next: { apns.inject($0, forNext: $1) }, token: { apns.inject($0, forToken: $1) })
         if answerDelayMs > 0 { apns.inject(.delay(.milliseconds(answerDelayMs)), forNext: .max) }
         say("listening on \(configuration.host):\(apns.port)")
         let signal = TerminationSignals.wait()

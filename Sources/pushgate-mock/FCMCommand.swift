@@ -24,9 +24,7 @@ struct FCMCommand: ParsableCommand {
 
     func run() throws {
         var configuration = MockFCMConfiguration()
-        configuration.host = server.host
-        configuration.port = server.port
-        configuration.tls = server.tls()
+        server.apply(to: &configuration)
         configuration.serviceAccounts = [
             MockFCMServiceAccount(
                 clientEmail: clientEmail ?? MockFixtures.serviceAccountEmail,
@@ -34,19 +32,10 @@ struct FCMCommand: ParsableCommand {
                 publicKeyPEM: try MockFixtures.text(publicKey ?? MockFixtures.serviceAccountPublicKeyFile))
         ]
         configuration.accessTokenLifetime = tokenLifetime
-        configuration.recordRequests = false
-        configuration.maxConcurrentStreams = server.maxConcurrentStreams
-        configuration.eventLoopThreads = server.eventLoopThreads
 
         TerminationSignals.block()
         let fcm = try MockFCM(configuration: configuration)
-        for (fault, count, token) in try failures.faults() {
-            if let token {
-                fcm.inject(fault, forToken: token)
-            } else {
-                fcm.inject(fault, forNext: count ?? 1)
-            }
-        }
+        try failures.inject(next: { fcm.inject($0, forNext: $1) }, token: { fcm.inject($0, forToken: $1) })
         say("listening on \(configuration.host):\(fcm.port)")
         say("token_uri \(fcm.tokenURI)")
         let signal = TerminationSignals.wait()

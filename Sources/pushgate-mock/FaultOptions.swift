@@ -12,21 +12,22 @@ struct FaultOptions: ParsableArguments {
     @Option(name: .customLong("fail-token"), help: "TOKEN:STATUS:REASON, every request for TOKEN (repeatable).")
     var tokens: [String] = []
 
-    func validate() throws { _ = try faults() }
+    func validate() throws { try inject(next: { _, _ in }, token: { _, _ in }) }
 
-    /// Each fault with what it applies to: a count of requests, or a device token.
-    func faults() throws -> [(fault: MockFault, count: Int?, token: String?)] {
-        try next.map { spec in
+    /// Hands each fault to `next` with its count of requests, then each to `token` with its
+    /// device token.
+    func inject(next inject: (MockFault, Int) -> Void, token injectForToken: (MockFault, String) -> Void) throws {
+        for spec in next {
             let (head, fault) = try Self.parse(spec, option: "--fail-next")
             guard let count = Int(head), count > 0 else {
                 throw ValidationError("--fail-next \(spec): COUNT must be a positive number")
             }
-            return (fault, count, nil)
+            inject(fault, count)
         }
-            + tokens.map { spec in
-                let (token, fault) = try Self.parse(spec, option: "--fail-token")
-                return (fault, nil, token)
-            }
+        for spec in tokens {
+            let (token, fault) = try Self.parse(spec, option: "--fail-token")
+            injectForToken(fault, token)
+        }
     }
 
     /// `HEAD:STATUS:REASON`, split from the right (a token has no colon, but be lenient).

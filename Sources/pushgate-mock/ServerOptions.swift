@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import MockUpstream
 
-/// Options both mocks take: where to listen and with which TLS identity.
+/// Options every mock takes: where to listen and with which TLS identity.
 struct ServerOptions: ParsableArguments {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -22,13 +22,18 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS advertised per connection.")
     var maxConcurrentStreams = 1000
 
-    func tls(clientCA: String? = nil) -> MockTLSConfiguration {
-        MockTLSConfiguration(
+    /// Sets these options in a mock's configuration, which records no requests: a long run
+    /// needs counters, not a list.
+    func apply(to configuration: inout some MockServerConfiguration, clientCA: String? = nil) {
+        configuration.host = host
+        configuration.port = port
+        configuration.tls = MockTLSConfiguration(
             certificateChainFile: cert ?? MockFixtures.tls("server.pem"),
             privateKeyFile: key ?? MockFixtures.tls("server.key"), clientCAFile: clientCA)
+        configuration.recordRequests = false
+        configuration.maxConcurrentStreams = maxConcurrentStreams
+        configuration.eventLoopThreads = threads ?? ProcessInfo.processInfo.activeProcessorCount
     }
-
-    var eventLoopThreads: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
 }
 
 /// Writes a line to stdout unbuffered: the bench script waits for "listening on" on a pipe,

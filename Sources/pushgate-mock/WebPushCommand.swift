@@ -30,21 +30,15 @@ struct WebPushCommand: ParsableCommand {
 
     func run() throws {
         var configuration = MockWebPushConfiguration()
-        configuration.host = server.host
-        configuration.port = server.port
-        configuration.tls = server.tls()
-        configuration.recordRequests = false
-        configuration.maxConcurrentStreams = server.maxConcurrentStreams
-        configuration.eventLoopThreads = server.eventLoopThreads
+        server.apply(to: &configuration)
         configuration.onMessage = { message in
             say("message \(message.subscriptionID) ttl=\(message.ttl) \(message.text)")
         }
 
         TerminationSignals.block()
         let push = try MockWebPush(configuration: configuration)
-        for (fault, count, _) in try failures.faults() {
-            push.inject(fault, forNext: count ?? 1)
-        }
+        // validate() refused --fail-token.
+        try failures.inject(next: { push.inject($0, forNext: $1) }, token: { _, _ in })
         say("listening on \(configuration.host):\(push.port)")
         for index in 0..<(subscriptions + goneSubscriptions) {
             let subscription = try push.createSubscription()

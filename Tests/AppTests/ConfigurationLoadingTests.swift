@@ -120,6 +120,81 @@ final class ConfigurationLoadingTests: XCTestCase {
         }
     }
 
+    /// The keys each parsed their own way before `Setting.parsed`: their refusals say what was
+    /// expected in the same words, an empty value unsets the optional ones, and each shows its
+    /// value as before.
+    func testParsedKeysRefuseAndShowTheirValuesAsBefore() throws {
+        let refusals: [(String, String, String)] = [
+            ("PUSHGATE_LISTEN", "nowhere", "an IPv4 address and a port, such as 10.0.0.5:9000"),
+            (
+                "PUSHGATE_FASTCGI_CLIENTS", "nginx",
+                "IPv4 addresses or CIDR ranges separated by commas, such as 10.0.0.2,10.0.1.0/24"
+            ),
+            ("PUSHGATE_SOCKET_MODE", "0999", "an octal file mode such as 0660"),
+            ("PUSHGATE_SOCKET_MODE", "01777", "an octal file mode such as 0660"),
+            ("PUSHGATE_SOCKET_GROUP", "", "a group name or number, such as www-data"),
+            ("PUSHGATE_SOCKET_GROUP", "two words", "a group name or number, such as www-data"),
+            ("PUSHGATE_LOG_LEVEL", "loud", "one of trace, debug, info, notice, warning, error, critical"),
+            ("PUSHGATE_DB", "", "a non-empty value"),
+            ("PUSHGATE_THREADS", "0", "a whole number from 1 to 512"),
+            ("PUSHGATE_DB_SYNCHRONOUS", "half", "one of normal, full"),
+        ]
+        for (key, value, expected) in refusals {
+            XCTAssertThrowsError(try Configuration.load(file: nil, environment: [key: value]), "\(key)=\(value)") { error in
+                XCTAssertEqual(error as? ConfigurationError, .invalid(key: key, value: value, expected: expected))
+            }
+        }
+        // A parser that throws has its reason added after what was expected.
+        let thrown = [
+            ("PUSHGATE_WEBPUSH_ENDPOINTS", "http://push.example", "https://host[:port] origins separated by commas ("),
+            (
+                "PUSHGATE_MATRIX_HOMESERVERS", "not-an-address",
+                "IP addresses or CIDR ranges separated by commas, such as 10.0.0.5,192.168.1.0/24 ("
+            ),
+        ]
+        for (key, value, start) in thrown {
+            XCTAssertThrowsError(try Configuration.load(file: nil, environment: [key: value]), key) { error in
+                guard case .invalid(key, value, let expected) = error as? ConfigurationError else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertTrue(expected.hasPrefix(start) && expected.hasSuffix(")"), expected)
+            }
+        }
+
+        let (set, _) = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSHGATE_LISTEN": "127.0.0.1:9000", "PUSHGATE_FASTCGI_CLIENTS": "10.0.0.2", "PUSHGATE_SOCKET_MODE": "0640",
+                "PUSHGATE_SOCKET_GROUP": "www-data", "PUSHGATE_LOG_LEVEL": "DEBUG", "PUSHGATE_FCM_SENDER_ID": "42",
+            ])
+        XCTAssertEqual(set.socketMode, 0o640)
+        XCTAssertEqual(set.socketGroup, "www-data")
+        XCTAssertEqual(set.logLevel, .debug)
+        XCTAssertEqual(set.fcmSenderID, "42")
+        let shown = Dictionary(uniqueKeysWithValues: set.summary.map { ($0.name, $0.value) })
+        XCTAssertEqual(shown["PUSHGATE_LISTEN"], "127.0.0.1:9000")
+        XCTAssertEqual(shown["PUSHGATE_FASTCGI_CLIENTS"], "10.0.0.2")
+        XCTAssertEqual(shown["PUSHGATE_SOCKET_MODE"], "0640")
+        XCTAssertEqual(shown["PUSHGATE_SOCKET_GROUP"], "www-data")
+        XCTAssertEqual(shown["PUSHGATE_LOG_LEVEL"], "debug")
+        XCTAssertEqual(shown["PUSHGATE_FCM_SENDER_ID"], "42")
+
+        let (unset, _) = try Configuration.load(
+            file: nil,
+            environment: [
+                "PUSHGATE_LISTEN": "", "PUSHGATE_FASTCGI_CLIENTS": "", "PUSHGATE_DATABASE_URL": "",
+                "PUSHGATE_FCM_SENDER_ID": "",
+            ])
+        XCTAssertNil(unset.listen)
+        XCTAssertNil(unset.fastCGIClients)
+        XCTAssertNil(unset.databaseURL)
+        XCTAssertNil(unset.fcmSenderID)
+        let shownUnset = Dictionary(uniqueKeysWithValues: unset.summary.map { ($0.name, $0.value) })
+        for key in ["PUSHGATE_LISTEN", "PUSHGATE_FASTCGI_CLIENTS", "PUSHGATE_DATABASE_URL", "PUSHGATE_SOCKET_GROUP"] {
+            XCTAssertEqual(shownUnset[key], "(unset)", key)
+        }
+    }
+
     func testAMalformedLineIsNamedByItsNumber() {
         for text in ["PUSHGATE_DB = a\njust words\n", "= value\n", "TWO WORDS = x\n"] {
             XCTAssertThrowsError(try file(text), text) { error in

@@ -110,7 +110,7 @@ final class PushTypeOptionsTests: XCTestCase {
             id: AppID("com.example.web")!, credentials: .webPush(vapidPrivateKeyPEM: "", subject: "mailto:ops@example.com"))
         let message = WebPushMessage(payload: Array("{}".utf8), ttl: 86_400)
         XCTAssertEqual(try SendControls(ttl: 60).applied(to: message, app: web).ttl, 60)
-        XCTAssertEqual(try SendControls().applied(to: message, app: web), message)
+        XCTAssertEqual(try SendControls(ttl: nil).applied(to: message, app: web), message)
         let cases: [(SendControls, String)] = [
             (SendControls(ttl: -1), "--ttl must be 0 to 2592000 seconds for a web app, not -1"),
             (SendControls(priority: 10), "--priority is for APNs apps; com.example.web is a web app"),
@@ -139,5 +139,51 @@ final class PushTypeOptionsTests: XCTestCase {
             let text = failure { try controls.applied(to: message, app: self.fcmApp) }
             XCTAssertTrue(text.hasPrefix(expected), "\(text) should start with \(expected)")
         }
+    }
+}
+
+extension SendControls {
+    /// The controls as `pushgate send`'s options would give them. (The parser's own `init()`
+    /// sets none of them: only `parse` does.)
+    init(
+        pushType: String? = nil, topic: String? = nil, priority: Int? = nil, expiration: Int? = nil,
+        collapseID: String? = nil, ttl: Int? = nil, collapseKey: String? = nil, fcmPriority: String? = nil
+    ) {
+        self.init()
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.ttl = ttl
+        self.collapseKey = collapseKey
+        self.fcmPriority = fcmPriority
+    }
+}
+
+extension AppRegistration {
+    /// What `apps add` would parse from these options (every other one left out).
+    init(
+        id: String, platform: String, teamID: String?, keyID: String?, keyFile: String?, topic: String?,
+        pushType: String?, sandbox: Bool, serviceAccountFile: String?, appKey: String?
+    ) {
+        self.init()
+        self.id = id
+        self.platform = platform
+        self.teamID = teamID
+        self.keyID = keyID
+        self.keyFile = keyFile
+        self.certFile = nil
+        self.certKey = nil
+        self.certPasswordFile = nil
+        self.certPassword = nil
+        self.topic = topic
+        self.pushType = pushType
+        self.sandbox = sandbox
+        self.serviceAccount = serviceAccountFile
+        self.vapidSubject = nil
+        self.vapidKeyFile = nil
+        self.appKey = appKey
+        self.openToMatrix = false
     }
 }

@@ -24,40 +24,11 @@ struct AppsCommand: ParsableCommand {
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Option(help: "The id clients name the app by (Acrobits AppId, cospace application_id, …).") var id: String
-        @Option(help: "apns, fcm or web.") var platform: String
-        @Option(name: .customLong("team-id"), help: "APNs: the Apple developer team id (10 characters).") var teamID: String?
-        @Option(name: .customLong("key-id"), help: "APNs: the id of the .p8 signing key (10 characters).") var keyID: String?
-        @Option(name: .customLong("key-file"), help: "APNs: the .p8 key file Apple issued.") var keyFile: String?
-        @Option(name: .customLong("cert-file"), help: "APNs certificate auth: the client certificate (PEM, or a .p12 with the key).") var certFile: String?
-        @Option(name: .customLong("cert-key"), help: "APNs certificate auth: the certificate's private key (PEM).") var certKey: String?
-        @Option(
-            name: .customLong("cert-password-file"),
-            help: "APNs certificate auth: a file holding the .p12 password, or - to read it from standard input (default: no password).")
-        var certPasswordFile: String?
-        @Option(
-            name: .customLong("cert-password"),
-            help: ArgumentHelp("Deprecated: the .p12 password itself, which the process list and shell history show; use --cert-password-file.", visibility: .hidden))
-        var certPassword: String?
-        @Option(help: "APNs: the topic. Default: the app id (the bundle id) with the push type's suffix (<bundle>.voip for voip, …); mdm needs it.") var topic: String?
-        @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: alert.") var pushType: String?
-        @Flag(help: "APNs: the app's devices use the sandbox unless they say otherwise.") var sandbox = false
-        @Option(name: .customLong("service-account"), help: "FCM: the service account JSON file.") var serviceAccount: String?
-        @Option(name: .customLong("vapid-subject"), help: "Web: the contact push services see in every push (mailto:… or https://…).") var vapidSubject: String?
-        @Option(name: .customLong("vapid-key-file"), help: "Web: an EC P-256 private key (PEM) to sign with. Default: a new key.") var vapidKeyFile: String?
-        @Option(name: .customLong("app-key"), help: "The Pusher Beams app_key (instance id) its clients present; one APNs and one FCM app may share it.") var appKey: String?
-        @Flag(
-            help: "Let Matrix homeservers (PUSHGATE_MATRIX_HOMESERVERS) push to this app's devices through /_matrix/push/v1/notify. Their users choose the app_id, pushkey and payload of their pushers: open only an app that is a Matrix client of yours.")
-        var matrix = false
+        @OptionGroup var registration: AppRegistration
         @Flag(help: "Update the app if it is registered already.") var replace = false
 
         func run() throws {
-            let request = AppRegistration(
-                id: id, platform: platform, teamID: teamID, keyID: keyID, keyFile: keyFile, topic: topic,
-                pushType: pushType, sandbox: sandbox, serviceAccountFile: serviceAccount, appKey: appKey,
-                certificateFile: certFile, certificateKeyFile: certKey, certificatePassword: try certificatePassword(),
-                vapidSubject: vapidSubject, vapidKeyFile: vapidKeyFile, openToMatrix: matrix)
-            let app = try request.validated()
+            let app = try registration.validated()
             let store = try Runtime(global).openStore()
             do {
                 try store.addApp(app, replacing: replace)
@@ -73,22 +44,6 @@ struct AppsCommand: ParsableCommand {
             }
         }
 
-        /// The .p12 password from --cert-password-file, or from the old --cert-password, which
-        /// still works but says why it should not be used.
-        private func certificatePassword() throws -> String? {
-            switch (certPasswordFile, certPassword) {
-            case (.some, .some):
-                throw CommandFailure("give the .p12 password once: --cert-password-file or --cert-password, not both")
-            case (.some(let file), nil):
-                return try OptionFile.secret(file, option: "--cert-password-file")
-            case (nil, .some(let password)):
-                FileHandle.standardError.write(
-                    Data("warning: --cert-password shows the password to every local user (process list) and in shell history; use --cert-password-file FILE or - for standard input\n".utf8))
-                return password
-            case (nil, nil):
-                return nil
-            }
-        }
     }
 
     struct List: ParsableCommand {
@@ -97,20 +52,16 @@ struct AppsCommand: ParsableCommand {
 
         func run() throws {
             let apps = try Runtime(global).openStore().apps()
-            if apps.isEmpty {
-                print("no apps registered")
-                return
-            }
-            var rows = [["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY", "MATRIX"]]
-            for app in apps {
-                rows.append([
-                    app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
-                    app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
-                    app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
-                    app.openToMatrix ? "open" : "closed",
-                ])
-            }
-            print(TextTable.render(rows))
+            TextTable.show(
+                ["ID", "PLATFORM", "CREDENTIALS", "TOPIC", "PUSH-TYPE", "SANDBOX", "APP-KEY", "MATRIX"],
+                apps.map { app in
+                    [
+                        app.id.rawValue, app.platform.rawValue, Self.credentialSummary(app.credentials),
+                        app.apnsTopic ?? "-", app.apnsPushType?.rawValue ?? "-",
+                        app.platform == .apns ? (app.sandbox ? "yes" : "no") : "-", app.appKey ?? "-",
+                        app.openToMatrix ? "open" : "closed",
+                    ]
+                }, orElse: "no apps registered")
         }
 
         static func credentialSummary(_ credentials: AppCredentials) -> String {
@@ -142,6 +93,11 @@ struct AppsCommand: ParsableCommand {
 
 /// Column-aligned plain text for terminal listings.
 enum TextTable {
+    /// Prints `rows` under `header`, or `empty` when there are none.
+    static func show(_ header: [String], _ rows: [[String]], orElse empty: String) {
+        print(rows.isEmpty ? empty : render([header] + rows))
+    }
+
     static func render(_ rows: [[String]]) -> String {
         guard let columns = rows.map(\.count).max() else { return "" }
         let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }

@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
         }
         let destination = output ?? "stdout"
         FileHandle.standardError.write(
-            Data("exported \(summary) (schema \(summary.schemaVersion)) from \(runtime.databaseDescription) to \(destination)\n".utf8))
+            Data("exported \(summary) (schema \(summary.schemaVersion)) from \(runtime.backend.databaseDescription) to \(destination)\n".utf8))
     }
 }
 

@@ -48,6 +48,6 @@ struct ImportCommand: ParsableCommand {
         }
         progressLine.finish()
         FileHandle.standardError.write(
-            Data("imported \(summary) into \(runtime.databaseDescription)\n".utf8))
+            Data("imported \(summary) into \(runtime.backend.databaseDescription)\n".utf8))
     }
 }

@@ -8,9 +8,9 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let runtime = try Runtime(global)
-        let applied = try runtime.migrate()
+        let applied = try runtime.backend.migrate()
         if applied.isEmpty {
-            print("schema is up to date (\(runtime.databaseDescription))")
+            print("schema is up to date (\(runtime.backend.databaseDescription))")
         } else {
             for name in applied { print("applied \(name)") }
         }

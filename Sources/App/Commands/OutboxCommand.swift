@@ -35,15 +35,12 @@ struct OutboxCommand: ParsableCommand {
             let claims = try store.claims()
             guard !claims.isEmpty else { return }
             let now = Date()
-            var rows = [["NODE", "IN FLIGHT", "LEASED UNTIL"]]
-            for claim in claims {
+            let rows = claims.map { claim in
                 let until = Date(timeIntervalSince1970: Double(claim.leasedUntil) / 1000)
-                rows.append([
-                    claim.node ?? "-", String(claim.rows),
-                    until.formatted(.iso8601) + (until < now ? " (ran out)" : ""),
-                ])
+                let lease = until.formatted(.iso8601) + (until < now ? " (ran out)" : "")
+                return [claim.node ?? "-", String(claim.rows), lease]
             }
-            print(TextTable.render(rows))
+            print(TextTable.render([["NODE", "IN FLIGHT", "LEASED UNTIL"]] + rows))
         }
     }
 
@@ -54,18 +51,14 @@ struct OutboxCommand: ParsableCommand {
 
         func run() throws {
             let letters = try Runtime(global).openStore().deadLetters(limit: limit)
-            guard !letters.isEmpty else {
-                print("no dead letters")
-                return
-            }
-            var rows = [["ID", "SOURCE", "APP", "TOKEN", "ATTEMPTS", "LAST ERROR"]]
-            for letter in letters {
-                rows.append([
-                    String(letter.id), letter.source, letter.appID, TokensCommand.List.shortened(letter.token),
-                    String(letter.attempts), letter.lastError ?? "-",
-                ])
-            }
-            print(TextTable.render(rows))
+            TextTable.show(
+                ["ID", "SOURCE", "APP", "TOKEN", "ATTEMPTS", "LAST ERROR"],
+                letters.map { letter in
+                    [
+                        String(letter.id), letter.source, letter.appID, TokensCommand.List.shortened(letter.token),
+                        String(letter.attempts), letter.lastError ?? "-",
+                    ]
+                }, orElse: "no dead letters")
         }
     }
 
@@ -85,16 +78,12 @@ struct OutboxCommand: ParsableCommand {
 
         func run() throws {
             let entries = try Runtime(global).openStore().deliveryLog(limit: limit)
-            guard !entries.isEmpty else {
-                print("no deliveries logged")
-                return
-            }
-            var rows = [["TIME", "APP", "TOKEN", "OUTCOME", "DETAIL"]]
-            for entry in entries {
-                let time = Date(timeIntervalSince1970: Double(entry.at) / 1000).formatted(.iso8601)
-                rows.append([time, entry.appID, entry.token, entry.kind.rawValue, entry.detail ?? "-"])
-            }
-            print(TextTable.render(rows))
+            TextTable.show(
+                ["TIME", "APP", "TOKEN", "OUTCOME", "DETAIL"],
+                entries.map { entry in
+                    let time = Date(timeIntervalSince1970: Double(entry.at) / 1000).formatted(.iso8601)
+                    return [time, entry.appID, entry.token, entry.kind.rawValue, entry.detail ?? "-"]
+                }, orElse: "no deliveries logged")
         }
     }
 }

@@ -23,20 +23,7 @@ struct SendCommand: ParsableCommand {
     @Option(help: "A visible alert with this text.") var alert: String?
     @Option(help: "The payload as JSON (see above).") var json: String?
     @Flag(help: "APNs: use the sandbox.") var sandbox = false
-    @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: the app's.") var pushType: String?
-    @Option(help: "APNs: the topic. Default: the app's, or the push type's for the app's bundle id.") var topic: String?
-    @Option(help: "APNs: apns-priority, 10 (at once), 5 (power-considerate) or 1. Default: by push type.") var priority: Int?
-    @Option(help: "APNs: apns-expiration, a Unix time in seconds; 0 delivers once only.") var expiration: Int?
-    @Option(name: .customLong("collapse-id"), help: "APNs: apns-collapse-id (at most 64 bytes).") var collapseID: String?
-    @Option(help: "FCM and web: how long the push service keeps the push for an offline device, in seconds.") var ttl: Int?
-    @Option(name: .customLong("collapse-key"), help: "FCM: the collapse key; a newer push with it replaces a pending one.") var collapseKey: String?
-    @Option(name: .customLong("fcm-priority"), help: "FCM: normal or high.") var fcmPriority: String?
-
-    private var controls: SendControls {
-        SendControls(
-            pushType: pushType, topic: topic, priority: priority, expiration: expiration, collapseID: collapseID,
-            ttl: ttl, collapseKey: collapseKey, fcmPriority: fcmPriority)
-    }
+    @OptionGroup var controls: SendControls
 
     func run() throws {
         guard (alert == nil) != (json == nil) else { throw CommandFailure("give either --alert TEXT or --json PAYLOAD") }

@@ -1,16 +1,17 @@
+import ArgumentParser
 import PushCore
 
 /// `pushgate send`'s per-push controls, checked against the app's platform and Apple's or
 /// Google's rules before anything is sent. Every refusal names the option.
-struct SendControls: Equatable {
-    var pushType: String? = nil
-    var topic: String? = nil
-    var priority: Int? = nil
-    var expiration: Int? = nil
-    var collapseID: String? = nil
-    var ttl: Int? = nil
-    var collapseKey: String? = nil
-    var fcmPriority: String? = nil
+struct SendControls: ParsableArguments {
+    @Option(name: .customLong("push-type"), help: "APNs: \(APNsPushType.names). Default: the app's.") var pushType: String?
+    @Option(help: "APNs: the topic. Default: the app's, or the push type's for the app's bundle id.") var topic: String?
+    @Option(help: "APNs: apns-priority, 10 (at once), 5 (power-considerate) or 1. Default: by push type.") var priority: Int?
+    @Option(help: "APNs: apns-expiration, a Unix time in seconds; 0 delivers once only.") var expiration: Int?
+    @Option(name: .customLong("collapse-id"), help: "APNs: apns-collapse-id (at most 64 bytes).") var collapseID: String?
+    @Option(help: "FCM and web: how long the push service keeps the push for an offline device, in seconds.") var ttl: Int?
+    @Option(name: .customLong("collapse-key"), help: "FCM: the collapse key; a newer push with it replaces a pending one.") var collapseKey: String?
+    @Option(name: .customLong("fcm-priority"), help: "FCM: normal or high.") var fcmPriority: String?
 
     private var apnsOptions: [(String, Bool)] {
         [

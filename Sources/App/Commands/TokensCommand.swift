@@ -20,20 +20,16 @@ struct TokensCommand: ParsableCommand {
                 print(String(decoding: try encoder.encode(devices.map(DeviceListing.init)), as: UTF8.self))
                 return
             }
-            if devices.isEmpty {
-                print("no devices stored")
-                return
-            }
-            var rows = [["APP", "PLATFORM", "TOKEN", "OWNERS", "LAST OUTCOME"]]
-            for device in devices {
-                rows.append([
-                    device.appID.rawValue, device.platform?.rawValue ?? "(app not registered)",
-                    Self.shortened(device.token.text(for: device.platform)),
-                    device.owners.map(DeviceListing.Owner.init).map(\.summary).joined(separator: ", "),
-                    device.lastOutcome ?? "-",
-                ])
-            }
-            print(TextTable.render(rows))
+            TextTable.show(
+                ["APP", "PLATFORM", "TOKEN", "OWNERS", "LAST OUTCOME"],
+                devices.map { device in
+                    [
+                        device.appID.rawValue, device.platform?.rawValue ?? "(app not registered)",
+                        Self.shortened(device.token.text(for: device.platform)),
+                        device.owners.map(DeviceListing.Owner.init).map(\.summary).joined(separator: ", "),
+                        device.lastOutcome ?? "-",
+                    ]
+                }, orElse: "no devices stored")
         }
 
         static func shortened(_ token: String) -> String {

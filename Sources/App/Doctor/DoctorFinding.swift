@@ -1,15 +1,10 @@
 import PushStore
 
 /// One line of `pushgate doctor`'s report: what was checked, and what to do when it is wrong.
+/// A warning does not change the exit status; a problem makes it 1.
 struct DoctorFinding: Equatable, CustomStringConvertible {
-    enum Verdict: String, Equatable {
-        /// Checked and fine.
-        case ok
-        /// Worth knowing, but not wrong: does not change the exit status.
-        case warning
-        /// Wrong: the deployment does not work, or will stop working. Exit status 1.
-        case problem
-    }
+    /// The store's checkup judges in the same three words.
+    typealias Verdict = StoreFinding.Verdict
 
     let verdict: Verdict
     /// The area, e.g. `database`, `socket`, `nginx`, `app com.example.app`.
@@ -44,12 +39,6 @@ extension [DoctorFinding] {
 extension DoctorFinding {
     /// A finding of the store backend's own checkup, in doctor's words.
     init(_ finding: StoreFinding) {
-        let verdict: Verdict
-        switch finding.verdict {
-        case .ok: verdict = .ok
-        case .warning: verdict = .warning
-        case .problem: verdict = .problem
-        }
-        self.init(verdict: verdict, subject: finding.subject, message: finding.message)
+        self.init(verdict: finding.verdict, subject: finding.subject, message: finding.message)
     }
 }

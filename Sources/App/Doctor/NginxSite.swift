@@ -48,6 +48,8 @@ struct NginxSite: Equatable {
     }
 
     private static func owner(of path: String) -> String? {
-        FileOwner(path: path)?.userName
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return UserIdentity.name(of: info.st_uid)
     }
 }

@@ -17,18 +17,12 @@ struct NginxTemplateCheck {
 
     func run() -> [DoctorFinding] {
         guard let rendered = try? String(contentsOfFile: renderedPath, encoding: .utf8) else {
-            return [
-                .problem(
-                    "nginx",
-                    "no site include at \(renderedPath): install it (scripts/install) or name yours with --nginx-conf")
-            ]
+            return Self.problem(
+                "no site include at \(renderedPath): install it (scripts/install) or name yours with --nginx-conf")
         }
         guard let templatePath, let template = try? String(contentsOfFile: templatePath, encoding: .utf8) else {
-            return [
-                .problem(
-                    "nginx",
-                    "cannot find this version's nginx template (share/pushgate/nginx/pushgate.conf): name it with --nginx-template")
-            ]
+            return Self.problem(
+                "cannot find this version's nginx template (share/pushgate/nginx/pushgate.conf): name it with --nginx-template")
         }
         return Self.compare(rendered: rendered, template: template, renderedPath: renderedPath, socket: socket)
     }
@@ -39,39 +33,32 @@ struct NginxTemplateCheck {
         var values: [String: String] = [:]
         for (index, line) in expected.enumerated() {
             guard index < found.count else {
-                return [
-                    .problem(
-                        "nginx",
-                        "\(renderedPath) ends before `\(line.text)`: it was rendered from another version's template; render it again (scripts/install)"
-                    )
-                ]
+                return problem(
+                    "\(renderedPath) ends before `\(line.text)`: it was rendered from another version's template; render it again (scripts/install)"
+                )
             }
             guard match(line.text, found[index].text, values: &values) else {
-                return [
-                    .problem(
-                        "nginx",
-                        "\(renderedPath) line \(found[index].number) `\(found[index].text)` differs from this version's template "
-                            + "(`\(line.text)`): render it again (scripts/install), then `nginx -t && systemctl reload nginx`")
-                ]
+                return problem(
+                    "\(renderedPath) line \(found[index].number) `\(found[index].text)` differs from this version's template "
+                        + "(`\(line.text)`): render it again (scripts/install), then `nginx -t && systemctl reload nginx`")
             }
         }
         if found.count > expected.count {
             let extra = found[expected.count]
-            return [
-                .problem(
-                    "nginx",
-                    "\(renderedPath) line \(extra.number) `\(extra.text)` is not in this version's template: render it again (scripts/install)")
-            ]
+            return problem(
+                "\(renderedPath) line \(extra.number) `\(extra.text)` is not in this version's template: render it again (scripts/install)")
         }
         let absolute = URL(fileURLWithPath: socket).standardizedFileURL.path
         if let target = values["@PUSHGATE_SOCKET@"], target != absolute {
-            return [
-                .problem(
-                    "nginx",
-                    "\(renderedPath) passes requests to \(target) but PUSHGATE_SOCKET is \(absolute): nginx will answer 502; render it with the same socket")
-            ]
+            return problem(
+                "\(renderedPath) passes requests to \(target) but PUSHGATE_SOCKET is \(absolute): nginx will answer 502; render it with the same socket")
         }
         return [.ok("nginx", "\(renderedPath) matches this version's template and passes requests to \(absolute)")]
+    }
+
+    /// The check's one finding when the include is not the template's.
+    private static func problem(_ message: String) -> [DoctorFinding] {
+        [.problem("nginx", message)]
     }
 
     struct Line {

@@ -21,34 +21,6 @@ struct UpstreamNameCheck {
     /// Whether a name resolves; `getaddrinfo` unless a test says otherwise.
     var resolves: (String) -> Bool = UpstreamNameCheck.systemResolves
 
-    /// The upstreams `apps` push to under `configuration`, each name once, IP literals left out.
-    init(apps: [RegisteredApp], configuration: Configuration) {
-        var found: [Upstream] = []
-        func add(_ url: String, _ purpose: String) {
-            guard let host = URLComponents(string: url)?.host, !host.isEmpty, !Self.isAddressLiteral(host),
-                !found.contains(where: { $0.host == host })
-            else { return }
-            found.append(Upstream(host: host, purpose: purpose))
-        }
-        if apps.contains(where: { $0.platform == .apns }) {
-            add(configuration.apnsURL, "APNs, PUSHGATE_APNS_URL")
-            add(configuration.apnsSandboxURL, "the APNs sandbox, PUSHGATE_APNS_SANDBOX_URL")
-        }
-        for app in apps {
-            guard case .fcmServiceAccount(let json, _) = app.credentials else { continue }
-            add(configuration.fcmURL, "FCM, PUSHGATE_FCM_URL")
-            if let account = try? ServiceAccount(json: json) {
-                add(account.tokenURI, "the token endpoint of \(app.id)'s service account")
-            }
-        }
-        upstreams = found
-    }
-
-    init(upstreams: [Upstream], resolves: @escaping (String) -> Bool) {
-        self.upstreams = upstreams
-        self.resolves = resolves
-    }
-
     func run() -> [DoctorFinding] {
         guard !upstreams.isEmpty else { return [] }
         var resolved: [String] = []
@@ -84,5 +56,30 @@ struct UpstreamNameCheck {
         let status = getaddrinfo(host, "443", &hints, &result)
         if let result { freeaddrinfo(result) }
         return status == 0
+    }
+}
+
+extension UpstreamNameCheck {
+    /// The upstreams `apps` push to under `configuration`, each name once, IP literals left out.
+    init(apps: [RegisteredApp], configuration: Configuration) {
+        var found: [Upstream] = []
+        func add(_ url: String, _ purpose: String) {
+            guard let host = URLComponents(string: url)?.host, !host.isEmpty, !Self.isAddressLiteral(host),
+                !found.contains(where: { $0.host == host })
+            else { return }
+            found.append(Upstream(host: host, purpose: purpose))
+        }
+        if apps.contains(where: { $0.platform == .apns }) {
+            add(configuration.apnsURL, "APNs, PUSHGATE_APNS_URL")
+            add(configuration.apnsSandboxURL, "the APNs sandbox, PUSHGATE_APNS_SANDBOX_URL")
+        }
+        for app in apps {
+            guard case .fcmServiceAccount(let json, _) = app.credentials else { continue }
+            add(configuration.fcmURL, "FCM, PUSHGATE_FCM_URL")
+            if let account = try? ServiceAccount(json: json) {
+                add(account.tokenURI, "the token endpoint of \(app.id)'s service account")
+            }
+        }
+        self.init(upstreams: found)
     }
 }

@@ -8,26 +8,6 @@ struct UserIdentity: Equatable {
     let uid: uid_t
     let groups: Set<gid_t>
 
-    init(name: String, uid: uid_t, groups: Set<gid_t>) {
-        self.name = name
-        self.uid = uid
-        self.groups = groups
-    }
-
-    /// The user from the password and group databases, or nil when there is no such user.
-    init?(name: String) {
-        guard let entry = getpwnam(name) else { return nil }
-        let uid = entry.pointee.pw_uid
-        let primary = entry.pointee.pw_gid
-        var count: Int32 = 64
-        var list = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, primary, &list, &count) < 0 {
-            list = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(name, primary, &list, &count)
-        }
-        self.init(name: name, uid: uid, groups: Set(list.prefix(Int(max(count, 0)))).union([primary]))
-    }
-
     /// The access a file's mode grants this user: the owner's bits for its owner, the group's
     /// for a member of its group, the others' bits for everyone else (never a mix, as in the
     /// kernel). Root passes any directory and reads and writes anything.
@@ -58,5 +38,21 @@ struct UserIdentity: Equatable {
     static func groupName(of gid: gid_t) -> String {
         guard let entry = getgrgid(gid) else { return "gid \(gid)" }
         return String(cString: entry.pointee.gr_name)
+    }
+}
+
+extension UserIdentity {
+    /// The user from the password and group databases, or nil when there is no such user.
+    init?(name: String) {
+        guard let entry = getpwnam(name) else { return nil }
+        let uid = entry.pointee.pw_uid
+        let primary = entry.pointee.pw_gid
+        var count: Int32 = 64
+        var list = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, primary, &list, &count) < 0 {
+            list = [gid_t](repeating: 0, count: Int(count))
+            _ = getgrouplist(name, primary, &list, &count)
+        }
+        self.init(name: name, uid: uid, groups: Set(list.prefix(Int(max(count, 0)))).union([primary]))
     }
 }

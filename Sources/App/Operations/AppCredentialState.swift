@@ -11,11 +11,11 @@ struct AppCredentialState: Sendable {
     /// "APNs key TEAM/KEY", "APNs certificate", "FCM service account EMAIL".
     let kind: String
     /// When the archived provider token of the app's signing key was issued (unix s).
-    let providerTokenIssuedAt: Int64?
+    var providerTokenIssuedAt: Int64? = nil
     /// The push certificate's end, when it could be read.
-    let certificateNotAfter: Date?
+    var certificateNotAfter: Date? = nil
     /// Why the credentials do not load, if they do not.
-    let problem: String?
+    var problem: String? = nil
 
     /// Every registered app's state: one catalog read and one archive read per APNs key.
     static func all(catalog: any AppCatalog, archive: any ProviderTokenArchive) throws -> [AppCredentialState] {
@@ -23,37 +23,32 @@ struct AppCredentialState: Sendable {
             switch app.credentials {
             case .apnsToken(let teamID, let keyID, _):
                 let issued = try archive.archivedProviderToken(teamID: teamID, keyID: keyID)?.issuedAt
-                return AppCredentialState(
-                    app: app, kind: "APNs key \(teamID)/\(keyID)", providerTokenIssuedAt: issued,
-                    certificateNotAfter: nil, problem: nil)
+                return AppCredentialState(app: app, kind: "APNs key \(teamID)/\(keyID)", providerTokenIssuedAt: issued)
             case .apnsCertificate(let certificatePEM, let privateKeyPEM):
                 do {
                     let certificate = try APNsClientCertificate(
                         certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM)
                     return AppCredentialState(
-                        app: app, kind: "APNs certificate", providerTokenIssuedAt: nil,
-                        certificateNotAfter: CredentialsCheck.date(openSSLTime: certificate.notAfter), problem: nil)
+                        app: app, kind: "APNs certificate",
+                        certificateNotAfter: CredentialsCheck.date(openSSLTime: certificate.notAfter))
                 } catch CryptoError.certificateExpired(let notAfter) {
                     return AppCredentialState(
-                        app: app, kind: "APNs certificate", providerTokenIssuedAt: nil,
+                        app: app, kind: "APNs certificate",
                         certificateNotAfter: CredentialsCheck.date(openSSLTime: notAfter),
                         problem: "the certificate expired on \(notAfter)")
                 } catch {
                     return AppCredentialState(
-                        app: app, kind: "APNs certificate", providerTokenIssuedAt: nil, certificateNotAfter: nil,
-                        problem: "the certificate does not load: \(error)")
+                        app: app, kind: "APNs certificate", problem: "the certificate does not load: \(error)")
                 }
             case .fcmServiceAccount(let json, let projectID):
                 let email = (try? ServiceAccount(json: json))?.clientEmail
                 return AppCredentialState(
                     app: app, kind: "FCM service account \(email ?? "(unreadable)") of \(projectID)",
-                    providerTokenIssuedAt: nil, certificateNotAfter: nil,
                     problem: email == nil ? "the service account does not load" : nil)
             case .webPush(let pem, _):
                 let publicKey = try? VAPIDKey(pem: pem).publicKeyBase64URL()
                 return AppCredentialState(
                     app: app, kind: "VAPID key \(publicKey.map { String($0.prefix(12)) + "…" } ?? "(unreadable)")",
-                    providerTokenIssuedAt: nil, certificateNotAfter: nil,
                     problem: publicKey == nil ? "the VAPID key does not load" : nil)
             }
         }

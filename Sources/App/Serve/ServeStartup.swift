@@ -13,13 +13,13 @@ struct ServeStartup {
     func prepare() throws {
         let configuration = runtime.configuration
         let logger = runtime.logger
-        for name in try runtime.migrate() { logger.info("applied migration \(name)") }
+        for name in try runtime.backend.migrate() { logger.info("applied migration \(name)") }
         logger.info("open files allowed: \(DescriptorLimit.raiseToMaximum())")
         let file = runtime.configurationFile ?? "(no file: environment and defaults)"
         let extraCA = configuration.caFile.map { ", extra CA file \($0)" } ?? ""
         let upstreams =
             "APNs \(configuration.apnsURL) (sandbox \(configuration.apnsSandboxURL)), FCM \(configuration.fcmURL)"
-        logger.info("configuration \(file), database \(runtime.databaseDescription), \(upstreams)\(extraCA)")
+        logger.info("configuration \(file), database \(runtime.backend.databaseDescription), \(upstreams)\(extraCA)")
         if let warning = IgnoredProxySettings.warning(
             for: IgnoredProxySettings.set(in: ProcessInfo.processInfo.environment))
         {
@@ -98,7 +98,7 @@ struct ServeStartup {
             )
         }
         runtime.logger.info(
-            "serving on \(listening.listenDescription) with \(configuration.threads) threads, database \(runtime.databaseDescription)"
+            "serving on \(listening.listenDescription) with \(configuration.threads) threads, database \(runtime.backend.databaseDescription)"
         )
     }
 

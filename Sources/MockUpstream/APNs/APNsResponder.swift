@@ -19,7 +19,7 @@ final class APNsResponder: MockResponder {
         self.verifier = try ProviderTokenVerifier(
             keys: configuration.providerKeys, updateInterval: configuration.providerTokenUpdateInterval,
             lifetime: configuration.providerTokenLifetime)
-        self.log = RequestLog(keepsRequests: configuration.recordRequests)
+        self.log = RequestLog(configuration)
     }
 
     func setOutcome(_ outcome: APNsTokenOutcome?, forToken token: String) {
@@ -45,12 +45,12 @@ final class APNsResponder: MockResponder {
             case .status(let status, let reason, let retryAfter)?:
                 verdict = .injected(status: status, reason: reason, retryAfter: retryAfter)
             case .resetConnection?:
-                record(request, token: token, auth: auth, outcome: .connectionReset, now: now)
+                log.record(request, at: now, token: token, outcome: .connectionReset)
                 return .resetConnection
             case .goAway?:
                 // Apple may put the error JSON in a GOAWAY's data ("Handling notification
                 // responses from APNs").
-                record(request, token: token, auth: auth, outcome: .goAway, now: now)
+                log.record(request, at: now, token: token, outcome: .goAway)
                 return .goAway(debugData: Self.errorBody(reason: APNsReason.shutdown.rawValue))
             case .delay(let duration)?:
                 delay = duration
@@ -60,9 +60,9 @@ final class APNsResponder: MockResponder {
             }
         }
         let response = makeResponse(verdict, request: request)
-        record(
-            request, token: token, auth: auth, outcome: .answered(status: response.status, reason: verdict.reason),
-            now: now)
+        log.record(
+            request, at: now, token: token, auth: auth,
+            outcome: .answered(status: response.status, reason: verdict.reason))
         return .respond(response, delay: delay)
     }
 
@@ -198,18 +198,5 @@ final class APNsResponder: MockResponder {
             let last = bytes.lastIndex(where: { $0 != space })
         else { return nil }
         return String(authorization[first...last])
-    }
-
-    private func record(
-        _ request: MockHTTPRequest, token: String?, auth: RecordedAuth, outcome: RecordedOutcome, now: Date
-    ) {
-        let keepBody = configuration.recordBodies
-        log.record(outcome: outcome) { sequence in
-            RecordedRequest(
-                sequence: sequence, receivedAt: now, connectionID: request.connection.id,
-                httpVersion: request.httpVersion,
-                method: request.method, path: request.path, headers: request.headers,
-                body: keepBody ? request.body : nil, deviceToken: token, auth: auth, outcome: outcome)
-        }
     }
 }

@@ -6,7 +6,7 @@
 ///     let apns = try MockAPNs(configuration: .init(providerKeys: [.fixture]))
 ///     defer { apns.shutdown() }
 ///     // point the client at apns.baseURL, trusting MockFixtures.caFile
-public final class MockAPNs: Sendable {
+public final class MockAPNs: MockService {
     public let configuration: MockAPNsConfiguration
     private let responder: APNsResponder
     private let server: MockServer
@@ -14,19 +14,10 @@ public final class MockAPNs: Sendable {
     public init(configuration: MockAPNsConfiguration) throws {
         self.configuration = configuration
         responder = try APNsResponder(configuration: configuration)
-        server = try MockServer(
-            settings: MockServerSettings(
-                host: configuration.host, port: configuration.port, tls: configuration.tls, protocols: ["h2"],
-                maxConcurrentStreams: configuration.maxConcurrentStreams,
-                eventLoopThreads: configuration.eventLoopThreads),
-            responder: responder)
+        server = try MockServer(serving: configuration, protocols: ["h2"], responder: responder)
     }
 
-    /// The port actually bound (useful when `configuration.port` is 0).
     public var port: Int { server.port }
-
-    /// `https://127.0.0.1:<port>` (the configured host), for `PUSHGATE_APNS_URL`.
-    public var baseURL: String { "https://\(configuration.host):\(port)" }
 
     /// Stops listening and closes every connection. Blocks until done; idempotent enough to call
     /// from `defer` and `tearDown` both.
@@ -36,17 +27,7 @@ public final class MockAPNs: Sendable {
 
     // MARK: Recording
 
-    /// Every request judged, with counters.
     public var log: RequestLog { responder.log }
-
-    /// Shorthand for `log.requests`.
-    public var requests: [RecordedRequest] { log.requests }
-
-    /// Shorthand for `log.waitForRequests(count:timeout:)`.
-    @discardableResult
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        log.waitForRequests(count: count, timeout: timeout)
-    }
 
     /// TLS connections accepted so far.
     public var connectionCount: Int { server.connectionCount }

@@ -2,9 +2,8 @@ import Foundation
 
 /// How a `MockAPNs` listens and what it accepts. Defaults: 127.0.0.1 on an ephemeral port, the
 /// fixture TLS identity, production, no provider keys (register at least one, or a client CA).
-public struct MockAPNsConfiguration: Sendable {
+public struct MockAPNsConfiguration: MockServerConfiguration {
     public var host = "127.0.0.1"
-    /// 0: any free port; read the bound one from `MockAPNs.port`.
     public var port = 0
     /// Set `clientCAFile` to accept certificate-based provider authentication.
     public var tls = MockTLSConfiguration.fixture
@@ -22,9 +21,7 @@ public struct MockAPNsConfiguration: Sendable {
     public var providerTokenUpdateInterval: Duration = .seconds(20 * 60)
     /// Provider tokens whose `iat` is older than this get 403 `ExpiredProviderToken`.
     public var providerTokenLifetime: Duration = .seconds(60 * 60)
-    /// Keep each request in `log` (counters are kept regardless).
     public var recordRequests = true
-    /// Keep bodies in the recorded requests.
     public var recordBodies = true
     /// Check that bodies are JSON objects (400 `BadPayload` otherwise). Costs a parse per request.
     public var validatesPayloadJSON = true

@@ -49,10 +49,6 @@ final class AccessTokenStore: Sendable {
         }
     }
 
-    func expire(_ token: String) {
-        state.withLock { $0.grants[token]?.expiresAt = Date(timeIntervalSince1970: 0) }
-    }
-
     var issuedCount: Int { state.withLock { $0.issued } }
 
     func reset() {

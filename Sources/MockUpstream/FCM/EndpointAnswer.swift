@@ -13,4 +13,14 @@ struct EndpointAnswer: Sendable {
     {
         MockHTTPResponse(status: status, headers: [jsonContentType] + extraHeaders, body: body)
     }
+
+    /// This answer (its auth and token kept) turned into a JSON error recorded under `reason`.
+    func failing(
+        _ status: Int, _ body: [UInt8], reason: String, extraHeaders: [(name: String, value: String)] = []
+    ) -> EndpointAnswer {
+        var answer = self
+        answer.response = Self.json(status, body, extraHeaders: extraHeaders)
+        answer.reason = reason
+        return answer
+    }
 }

@@ -21,7 +21,7 @@ final class FCMResponder: MockResponder {
             accounts: configuration.serviceAccounts, tokens: accessTokens, lifetime: configuration.accessTokenLifetime,
             path: configuration.tokenPath)
         send = FCMSendEndpoint(tokens: accessTokens)
-        log = RequestLog(keepsRequests: configuration.recordRequests)
+        log = RequestLog(configuration)
     }
 
     func reply(to request: MockHTTPRequest) -> MockReply {
@@ -39,9 +39,11 @@ final class FCMResponder: MockResponder {
                         extraHeaders: retryAfter.map { [(name: "retry-after", value: String($0))] } ?? []),
                     reason: reason)
             case .resetConnection?:
-                return recordFault(request, token: nil, outcome: .connectionReset, reply: .resetConnection, now: now)
+                log.record(request, at: now, token: nil, outcome: .connectionReset)
+                return .resetConnection
             case .goAway?:
-                return recordFault(request, token: nil, outcome: .goAway, reply: .goAway(debugData: []), now: now)
+                log.record(request, at: now, token: nil, outcome: .goAway)
+                return .goAway(debugData: [])
             case .delay(let duration)?:
                 delay = duration
                 answer = oauth.answer(request, now: now)
@@ -58,9 +60,11 @@ final class FCMResponder: MockResponder {
                         extraHeaders: retryAfter.map { [(name: "retry-after", value: String($0))] } ?? []),
                     reason: reason, deviceToken: token)
             case .resetConnection?:
-                return recordFault(request, token: token, outcome: .connectionReset, reply: .resetConnection, now: now)
+                log.record(request, at: now, token: token, outcome: .connectionReset)
+                return .resetConnection
             case .goAway?:
-                return recordFault(request, token: token, outcome: .goAway, reply: .goAway(debugData: []), now: now)
+                log.record(request, at: now, token: token, outcome: .goAway)
+                return .goAway(debugData: [])
             case .delay(let duration)?:
                 delay = duration
                 answer = send.answer(request, project: project, now: now)
@@ -76,7 +80,9 @@ final class FCMResponder: MockResponder {
                         canonicalStatus: "NOT_FOUND")),
                 reason: "NOT_FOUND")
         }
-        record(request, answer: answer, now: now)
+        log.record(
+            request, at: now, token: answer.deviceToken, auth: answer.auth,
+            outcome: .answered(status: answer.response.status, reason: answer.reason))
         return .respond(answer.response, delay: delay)
     }
 
@@ -90,32 +96,5 @@ final class FCMResponder: MockResponder {
                 fcmErrorCode: known.rawValue)
         }
         return GoogleErrorBody.apiError(status: status, message: "injected by the mock", canonicalStatus: code)
-    }
-
-    private func recordFault(
-        _ request: MockHTTPRequest, token: String?, outcome: RecordedOutcome, reply: MockReply, now: Date
-    ) -> MockReply {
-        log.record(outcome: outcome) { sequence in
-            recorded(request, sequence: sequence, token: token, auth: .none, outcome: outcome, now: now)
-        }
-        return reply
-    }
-
-    private func record(_ request: MockHTTPRequest, answer: EndpointAnswer, now: Date) {
-        let outcome = RecordedOutcome.answered(status: answer.response.status, reason: answer.reason)
-        log.record(outcome: outcome) { sequence in
-            recorded(
-                request, sequence: sequence, token: answer.deviceToken, auth: answer.auth, outcome: outcome, now: now)
-        }
-    }
-
-    private func recorded(
-        _ request: MockHTTPRequest, sequence: Int, token: String?, auth: RecordedAuth, outcome: RecordedOutcome,
-        now: Date
-    ) -> RecordedRequest {
-        RecordedRequest(
-            sequence: sequence, receivedAt: now, connectionID: request.connection.id, httpVersion: request.httpVersion,
-            method: request.method, path: request.path, headers: request.headers,
-            body: configuration.recordBodies ? request.body : nil, deviceToken: token, auth: auth, outcome: outcome)
     }
 }

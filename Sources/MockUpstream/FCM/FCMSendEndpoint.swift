@@ -124,11 +124,10 @@ final class FCMSendEndpoint: Sendable {
         }
 
         if let token = answer.deviceToken, let outcome = outcomes.withLock({ $0[token] }) {
-            answer.response = EndpointAnswer.json(
+            return answer.failing(
                 outcome.errorCode.httpStatus, GoogleErrorBody.apiError(outcome.errorCode),
+                reason: outcome.errorCode.rawValue,
                 extraHeaders: outcome.retryAfter.map { [(name: "retry-after", value: String($0))] } ?? [])
-            answer.reason = outcome.errorCode.rawValue
-            return answer
         }
 
         // A dry run answers a fixed name (Google: "projects/<p>/messages/fake_message_id").
@@ -184,38 +183,32 @@ final class FCMSendEndpoint: Sendable {
 
     /// Google's 401 also names the problem in `www-authenticate`, which OAuth clients read.
     private func unauthenticated(_ base: EndpointAnswer, _ message: String) -> EndpointAnswer {
-        var answer = base
-        answer.response = EndpointAnswer.json(
+        base.failing(
             401, GoogleErrorBody.apiError(status: 401, message: message, canonicalStatus: "UNAUTHENTICATED"),
+            reason: "UNAUTHENTICATED",
             extraHeaders: [
                 (
                     name: "www-authenticate",
                     value: "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""
                 )
             ])
-        answer.reason = "UNAUTHENTICATED"
-        return answer
     }
 
     private func invalidArgument(_ base: EndpointAnswer, _ message: String, field: String) -> EndpointAnswer {
-        var answer = base
-        answer.response = EndpointAnswer.json(
+        base.failing(
             400,
             GoogleErrorBody.apiError(
                 status: 400, message: message, canonicalStatus: "INVALID_ARGUMENT",
                 fcmErrorCode: FCMErrorCode.invalidArgument.rawValue,
-                fieldViolation: (field, message)))
-        answer.reason = FCMErrorCode.invalidArgument.rawValue
-        return answer
+                fieldViolation: (field, message)),
+            reason: FCMErrorCode.invalidArgument.rawValue)
     }
 
     private func error(_ base: EndpointAnswer, _ status: Int, _ canonical: String, _ message: String) -> EndpointAnswer
     {
-        var answer = base
-        answer.response = EndpointAnswer.json(
-            status, GoogleErrorBody.apiError(status: status, message: message, canonicalStatus: canonical))
-        answer.reason = canonical
-        return answer
+        base.failing(
+            status, GoogleErrorBody.apiError(status: status, message: message, canonicalStatus: canonical),
+            reason: canonical)
     }
 
     /// Shaped like FCM's ids (`0:<microseconds>%<hex>`), unique per mock.

@@ -9,7 +9,7 @@ import Foundation
 ///     defer { fcm.shutdown() }
 ///     let json = try fcm.serviceAccountJSON()   // token_uri points at the mock
 ///     // PUSHGATE_FCM_URL = fcm.baseURL, trusting MockFixtures.caFile
-public final class MockFCM: Sendable {
+public final class MockFCM: MockService {
     public let configuration: MockFCMConfiguration
     private let responder: FCMResponder
     private let server: MockServer
@@ -17,19 +17,10 @@ public final class MockFCM: Sendable {
     public init(configuration: MockFCMConfiguration) throws {
         self.configuration = configuration
         responder = try FCMResponder(configuration: configuration)
-        server = try MockServer(
-            settings: MockServerSettings(
-                host: configuration.host, port: configuration.port, tls: configuration.tls,
-                protocols: ["h2", "http/1.1"],
-                maxConcurrentStreams: configuration.maxConcurrentStreams,
-                eventLoopThreads: configuration.eventLoopThreads),
-            responder: responder)
+        server = try MockServer(serving: configuration, protocols: ["h2", "http/1.1"], responder: responder)
     }
 
     public var port: Int { server.port }
-
-    /// `https://127.0.0.1:<port>`, for `PUSHGATE_FCM_URL`.
-    public var baseURL: String { "https://\(configuration.host):\(port)" }
 
     /// The service account `token_uri` that reaches this mock.
     public var tokenURI: String { baseURL + configuration.tokenPath }
@@ -43,8 +34,6 @@ public final class MockFCM: Sendable {
     /// Every request judged (token endpoint and sends), with counters.
     public var log: RequestLog { responder.log }
 
-    public var requests: [RecordedRequest] { log.requests }
-
     /// The recorded `messages:send` requests only.
     public var sendRequests: [RecordedRequest] {
         requests.filter { FCMSendEndpoint.project(inPath: $0.path) != nil }
@@ -53,11 +42,6 @@ public final class MockFCM: Sendable {
     /// The recorded token-endpoint requests only.
     public var tokenRequests: [RecordedRequest] {
         requests.filter { $0.path == configuration.tokenPath }
-    }
-
-    @discardableResult
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        log.waitForRequests(count: count, timeout: timeout)
     }
 
     public var connectionCount: Int { server.connectionCount }
@@ -95,11 +79,6 @@ public final class MockFCM: Sendable {
     /// Makes every access token issued so far expired: the next send with one gets 401.
     public func expireAccessTokens() {
         responder.accessTokens.expireAll()
-    }
-
-    /// Expires one access token.
-    public func expireAccessToken(_ token: String) {
-        responder.accessTokens.expire(token)
     }
 
     public func clearFaults() {

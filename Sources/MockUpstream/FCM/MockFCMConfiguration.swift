@@ -2,9 +2,8 @@ import Foundation
 
 /// How a `MockFCM` listens and what it accepts. Defaults: 127.0.0.1 on an ephemeral port, the
 /// fixture TLS identity, no service accounts (register at least one).
-public struct MockFCMConfiguration: Sendable {
+public struct MockFCMConfiguration: MockServerConfiguration {
     public var host = "127.0.0.1"
-    /// 0: any free port; read the bound one from `MockFCM.port`.
     public var port = 0
     public var tls = MockTLSConfiguration.fixture
     /// Accounts whose RS256 assertions the token endpoint accepts.
@@ -13,9 +12,7 @@ public struct MockFCMConfiguration: Sendable {
     public var tokenPath = "/token"
     /// `expires_in` of issued access tokens, seconds; Google answers 3599.
     public var accessTokenLifetime = 3599
-    /// Keep each request in `log` (counters are kept regardless).
     public var recordRequests = true
-    /// Keep bodies in the recorded requests.
     public var recordBodies = true
     public var maxConcurrentStreams = 1000
     public var eventLoopThreads = ProcessInfo.processInfo.activeProcessorCount

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The requests a mock received, thread-safe: the server appends from its event loops while a
 /// test reads, clears and waits. Counters are always kept; the list only when `keepsRequests`
-/// (a benchmark of a million requests needs counts, not a list).
+/// (a benchmark of a million requests needs counts, not a list), bodies only when `keepsBodies`.
 public final class RequestLog: Sendable {
     private struct State {
         var requests: [RecordedRequest] = []
@@ -12,19 +12,27 @@ public final class RequestLog: Sendable {
 
     private let state = Mutex(State())
     public let keepsRequests: Bool
+    public let keepsBodies: Bool
 
-    init(keepsRequests: Bool) {
-        self.keepsRequests = keepsRequests
+    init(_ configuration: some MockServerConfiguration) {
+        keepsRequests = configuration.recordRequests
+        keepsBodies = configuration.recordBodies
     }
 
-    /// Counts the request and, when keeping requests, stores what `make` builds from the
-    /// sequence number (built only then, so a benchmark pays for no copies).
-    func record(outcome: RecordedOutcome, _ make: (Int) -> RecordedRequest) {
+    /// Counts the request and, when keeping requests, stores it with what the mock made of it
+    /// (built only then, so a benchmark pays for no copies).
+    func record(
+        _ request: MockHTTPRequest, at now: Date, token: String?, auth: RecordedAuth = .none, outcome: RecordedOutcome
+    ) {
         state.withLock { state in
             state.counters.count(outcome)
-            if keepsRequests {
-                state.requests.append(make(state.counters.requests))
-            }
+            guard keepsRequests else { return }
+            state.requests.append(
+                RecordedRequest(
+                    sequence: state.counters.requests, receivedAt: now, connectionID: request.connection.id,
+                    httpVersion: request.httpVersion, method: request.method, path: request.path,
+                    headers: request.headers, body: keepsBodies ? request.body : nil, deviceToken: token, auth: auth,
+                    outcome: outcome))
         }
     }
 

@@ -30,16 +30,9 @@ final class HTTP1RequestHandler: ChannelInboundHandler {
             keepAlive = head.isKeepAlive
             request = MockHTTPRequest(
                 method: head.method.rawValue, path: head.uri, authority: head.headers.first(name: "host"),
-                headers: headers,
-                body: [], bodyTruncated: false, httpVersion: "1.1", connection: connection)
+                headers: headers, httpVersion: "1.1", connection: connection)
         case .body(var buffer):
-            guard var current = request else { return }
-            let room = maxBodyBytes - current.body.count
-            if buffer.readableBytes > room { current.bodyTruncated = true }
-            if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) {
-                current.body.append(contentsOf: bytes)
-            }
-            request = current
+            request?.appendBody(&buffer, limit: maxBodyBytes)
         case .end:
             guard let complete = request else { return }
             request = nil

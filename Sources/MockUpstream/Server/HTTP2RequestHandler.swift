@@ -86,13 +86,7 @@ final class HTTP2RequestHandler: ChannelInboundHandler {
         let flowControlled = buffer.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
         returnConnectionCredit(flowControlled, context: context)
         guard var entry = pending[streamID] else { return }
-        let room = maxBodyBytes - entry.request.body.count
-        if buffer.readableBytes > room {
-            entry.request.bodyTruncated = true
-        }
-        if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) {
-            entry.request.body.append(contentsOf: bytes)
-        }
+        entry.request.appendBody(&buffer, limit: maxBodyBytes)
         if data.endStream {
             pending[streamID] = entry
             complete(streamID, context: context)
@@ -138,8 +132,8 @@ final class HTTP2RequestHandler: ChannelInboundHandler {
             }
         }
         return MockHTTPRequest(
-            method: method, path: path, authority: authority, headers: headers, body: [], bodyTruncated: false,
-            httpVersion: "2", connection: connection)
+            method: method, path: path, authority: authority, headers: headers, httpVersion: "2",
+            connection: connection)
     }
 
     private func complete(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
@@ -198,12 +192,5 @@ final class HTTP2RequestHandler: ChannelInboundHandler {
             wrapOutboundOut(
                 HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))),
             promise: nil)
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -1,14 +1,8 @@
 /// A complete HTTP response: status, headers and body.
 struct MockHTTPResponse: Sendable {
     var status: Int
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-
-    init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
 }
 
 /// What the transport does with a request once a mock has judged it.

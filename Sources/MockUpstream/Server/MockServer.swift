@@ -10,13 +10,18 @@ final class MockServer: Sendable {
     private let channel: any Channel
     private let connections: ConnectionCounter
 
-    init(settings: MockServerSettings, responder: any MockResponder) throws {
-        let sslContext = try settings.tls.makeContext(protocols: settings.protocols)
+    /// Bodies longer than this are cut (and flagged); the mocks refuse far smaller ones anyway.
+    static let maxBodyBytes = 1 << 20
+
+    /// `protocols`: the ALPN offers, in preference order. Without `http/1.1` a client that
+    /// negotiates nothing is spoken to in HTTP/2 anyway (APNs is HTTP/2 only).
+    init(serving settings: some MockServerConfiguration, protocols: [String], responder: any MockResponder) throws {
+        let sslContext = try settings.tls.makeContext(protocols: protocols)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.eventLoopThreads))
         let connections = ConnectionCounter()
         let pipeline = ConnectionPipeline(
-            sslContext: sslContext, responder: responder, acceptsHTTP1: settings.protocols.contains("http/1.1"),
-            maxConcurrentStreams: settings.maxConcurrentStreams, maxBodyBytes: settings.maxBodyBytes)
+            sslContext: sslContext, responder: responder, acceptsHTTP1: protocols.contains("http/1.1"),
+            maxConcurrentStreams: settings.maxConcurrentStreams, maxBodyBytes: Self.maxBodyBytes)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 512)

@@ -10,7 +10,7 @@ import Foundation
 ///     let subscription = try push.createSubscription()  // endpoint + p256dh + auth
 ///     // … send to subscription.endpoint, trusting MockFixtures.caFile …
 ///     push.messages.first?.text
-public final class MockWebPush: Sendable {
+public final class MockWebPush: MockService {
     public let configuration: MockWebPushConfiguration
     private let responder: WebPushResponder
     private let server: MockServer
@@ -18,19 +18,10 @@ public final class MockWebPush: Sendable {
     public init(configuration: MockWebPushConfiguration) throws {
         self.configuration = configuration
         responder = WebPushResponder(configuration: configuration)
-        server = try MockServer(
-            settings: MockServerSettings(
-                host: configuration.host, port: configuration.port, tls: configuration.tls,
-                protocols: ["h2", "http/1.1"],
-                maxConcurrentStreams: configuration.maxConcurrentStreams,
-                eventLoopThreads: configuration.eventLoopThreads),
-            responder: responder)
+        server = try MockServer(serving: configuration, protocols: ["h2", "http/1.1"], responder: responder)
     }
 
     public var port: Int { server.port }
-
-    /// `https://127.0.0.1:<port>`: the origin of every endpoint, what the allow-list must name.
-    public var baseURL: String { "https://\(configuration.host):\(port)" }
 
     public func shutdown() {
         server.shutdown()
@@ -57,15 +48,7 @@ public final class MockWebPush: Sendable {
         messages.filter { $0.subscriptionID == subscription.id }
     }
 
-    /// Every request judged, with counters.
     public var log: RequestLog { responder.log }
-
-    public var requests: [RecordedRequest] { log.requests }
-
-    @discardableResult
-    public func waitForRequests(count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        log.waitForRequests(count: count, timeout: timeout)
-    }
 
     public var connectionCount: Int { server.connectionCount }
 

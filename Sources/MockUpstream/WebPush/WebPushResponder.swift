@@ -16,7 +16,7 @@ final class WebPushResponder: MockResponder {
     init(configuration: MockWebPushConfiguration) {
         self.configuration = configuration
         check = WebPushRequestCheck(configuration: configuration)
-        log = RequestLog(keepsRequests: configuration.recordRequests)
+        log = RequestLog(configuration)
     }
 
     func reply(to request: MockHTTPRequest) -> MockReply {
@@ -37,13 +37,13 @@ final class WebPushResponder: MockResponder {
                 status: status,
                 headers: [("content-type", "application/json")] + (retryAfter.map { [("retry-after", String($0))] } ?? []),
                 body: AutopushError(status: status, errno: 999, message: reason).body)
-            record(request, token: id, outcome: .answered(status: status, reason: reason), now: now)
+            log.record(request, at: now, token: id, outcome: .answered(status: status, reason: reason))
             return .respond(response, delay: nil)
         case .resetConnection?:
-            record(request, token: id, outcome: .connectionReset, now: now)
+            log.record(request, at: now, token: id, outcome: .connectionReset)
             return .resetConnection
         case .goAway?:
-            record(request, token: id, outcome: .goAway, now: now)
+            log.record(request, at: now, token: id, outcome: .goAway)
             return .goAway(debugData: [])
         case .delay(let duration)?:
             delay = duration
@@ -75,19 +75,8 @@ final class WebPushResponder: MockResponder {
                 status: error.status, headers: [("content-type", "application/json")], body: error.body)
             outcome = .answered(status: error.status, reason: error.message)
         }
-        record(request, token: token, outcome: outcome, now: now, subject: try? verdict.get().subject)
+        let auth = (try? verdict.get().subject).map { RecordedAuth.vapid(subject: $0) } ?? .none
+        log.record(request, at: now, token: token, auth: auth, outcome: outcome)
         return .respond(response, delay: delay)
-    }
-
-    private func record(
-        _ request: MockHTTPRequest, token: String?, outcome: RecordedOutcome, now: Date, subject: String? = nil
-    ) {
-        log.record(outcome: outcome) { sequence in
-            RecordedRequest(
-                sequence: sequence, receivedAt: now, connectionID: request.connection.id,
-                httpVersion: request.httpVersion, method: request.method, path: request.path,
-                headers: request.headers, body: configuration.recordBodies ? request.body : nil, deviceToken: token,
-                auth: subject.map { .vapid(subject: $0) } ?? .none, outcome: outcome)
-        }
     }
 }
