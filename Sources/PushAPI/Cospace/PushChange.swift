@@ -77,7 +77,7 @@ enum PushChange: Equatable {
     /// Ten letters or digits (the team id), a dot, then `[a-zA-Z0-9.-]{5,100}` (the bundle id).
     static func isApplicationID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "."), bytes[..<10].allSatisfy(isAlphanumeric) else {
+        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "."), bytes[..<10].allSatisfy(\.isASCIIAlphanumeric) else {
             return false
         }
         return isTopic(String(decoding: bytes[11...], as: UTF8.self))
@@ -87,16 +87,6 @@ enum PushChange: Equatable {
     static func isTopic(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         return (5...100).contains(bytes.count)
-            && bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return false
-        }
+            && bytes.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 }
