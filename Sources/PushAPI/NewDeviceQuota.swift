@@ -65,12 +65,6 @@ public final class NewDeviceQuota: @unchecked Sendable {
         let at: Double
     }
 
-    public enum Decision: Sendable, Equatable {
-        case allowed(Charge)
-        /// Nothing may be created; the caller may try again after this many seconds.
-        case refused(retryAfterSeconds: Int)
-    }
-
     public let limits: Limits
     private let now: @Sendable () -> Double
     private let lock = NSLock()
@@ -93,10 +87,10 @@ public final class NewDeviceQuota: @unchecked Sendable {
     public static var unlimited: NewDeviceQuota { NewDeviceQuota(limits: Limits(perHour: nil)) }
 
     /// Takes one new device from the address's quota (and its /56's and /48's), or refuses.
-    public func charge(address: String) -> Decision {
+    public func charge(address: String) -> Admission {
         let key = ClientAddressKey(address)
         let time = now()
-        guard limits.perHour != nil else { return .allowed(Charge(address: key, at: time)) }
+        guard limits.perHour != nil else { return .charged(Charge(address: key, at: time)) }
         lock.lock()
         defer { lock.unlock() }
         forgetExpired(at: time)
@@ -107,7 +101,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
         byAddress.record(key, at: time)
         if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
         if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
-        return .allowed(Charge(address: key, at: time))
+        return .charged(Charge(address: key, at: time))
     }
 
     /// What a request that may create is let do.
@@ -117,6 +111,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
         /// The address has none left, but the request's device is stored already: it goes
         /// through uncharged (a re-registration from an address past its quota).
         case stored
+        /// Nothing may be created; the caller may try again after this many seconds.
         case refused(retryAfterSeconds: Int)
     }
 
@@ -124,10 +119,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
     /// the store, made only for such addresses) whether the request's device exists.
     public func admit(address: String, alreadyStored: () throws -> Bool) throws -> Admission {
         if isSpent(address: address), try alreadyStored() { return .stored }
-        switch charge(address: address) {
-        case .allowed(let charge): return .charged(charge)
-        case .refused(let seconds): return .refused(retryAfterSeconds: seconds)
-        }
+        return charge(address: address)
     }
 
     /// Whether the address has none left, counting nothing: for a caller that would look in

@@ -79,12 +79,6 @@ public final class LoginThrottle: @unchecked Sendable {
         public let addresses: Int
         public let users: Int
         public let knownAddresses: Int
-
-        public init(addresses: Int, users: Int, knownAddresses: Int) {
-            self.addresses = addresses
-            self.users = users
-            self.knownAddresses = knownAddresses
-        }
     }
 
     public enum Decision: Sendable, Equatable {
