@@ -128,9 +128,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
         guard limits.perHour != nil else { return false }
         let key = ClientAddressKey(address)
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        return fullUntil(key, at: time) != nil
+        return lock.withLock { fullUntil(key, at: time) != nil }
     }
 
     /// The request created nothing after all: its charge is taken back.
@@ -144,25 +142,13 @@ public final class NewDeviceQuota: @unchecked Sendable {
     }
 
     /// Requests refused since the process started, for `/metrics`.
-    public var refused: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return refusals
-    }
+    public var refused: Int { lock.withLock { refusals } }
 
     /// Addresses (IPv6: /64s) with a live charge now: for tests and for watching its memory.
-    public var rememberedAddresses: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return byAddress.count
-    }
+    public var rememberedAddresses: Int { lock.withLock { byAddress.count } }
 
     /// IPv6 /56s and /48s with a live charge now.
-    public var rememberedNetworks: (per56: Int, per48: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (by56.count, by48.count)
-    }
+    public var rememberedNetworks: (per56: Int, per48: Int) { lock.withLock { (by56.count, by48.count) } }
 
     /// Under the lock: when the first of the key's full counts has room again, nil when all
     /// have room. An IPv4 caller has one count; an IPv6 caller three (/64, /56, /48).

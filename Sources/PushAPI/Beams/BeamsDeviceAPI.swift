@@ -73,11 +73,8 @@ public struct BeamsDeviceAPI: DialectHandler {
         case .devices:
             return try register(path, BeamsJSONBody(request), from: request.remoteAddress)
         case .device(let id):
-            guard let id else {
-                if request.method == "DELETE" { return .emptyOK }
-                throw BeamsError.notFound("Could not find the device.")
-            }
             if request.method == "DELETE" { return try delete(path, id: id) }
+            guard let id else { throw BeamsError.notFound("Could not find the device.") }
             return try device(path, id: id)
         case .token(let id):
             return try replaceToken(path, id: id, BeamsJSONBody(request))
@@ -140,10 +137,11 @@ public struct BeamsDeviceAPI: DialectHandler {
         return .json(200, JSONValue.object(fields).encoded())
     }
 
-    /// `DELETE …/devices/{platform}/{id}`: 200 whether or not the device existed (the Android
-    /// SDK retries any other status for ever, the web SDK's `stop()` fails on it).
-    private func delete(_ path: BeamsDevicePath, id: String) throws -> Response {
-        if let device = try findDevice(path, id) {
+    /// `DELETE …/devices/{platform}/{id}`: 200 whether or not the device existed, or its id
+    /// could be one (the Android SDK retries any other status for ever, the web SDK's `stop()`
+    /// fails on it).
+    private func delete(_ path: BeamsDevicePath, id: String?) throws -> Response {
+        if let id, let device = try findDevice(path, id) {
             _ = try store.deleteBeamsDevice(id: device.client.id)
         }
         return .emptyOK

@@ -162,9 +162,7 @@ public final class LoginThrottle: @unchecked Sendable {
 
     /// What the throttle holds now.
     public var remembered: Remembered {
-        lock.lock()
-        defer { lock.unlock() }
-        return Remembered(addresses: byAddress.count, users: byUser.count, knownAddresses: known.count)
+        lock.withLock { Remembered(addresses: byAddress.count, users: byUser.count, knownAddresses: known.count) }
     }
 
     private enum Verdict {
