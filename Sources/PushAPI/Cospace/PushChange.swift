@@ -50,20 +50,14 @@ enum PushChange: Equatable {
     }
 
     /// `^.{10,250}$`: 10 to 250 characters other than a line feed (what `.` matches), and no
-    /// other control character either (NUL, CR, tab, DEL, C1): FCM refuses such a token, so
-    /// each push to it would end as a dead letter.
+    /// other control character either (Unicode's general category Cc: NUL, CR, tab, DEL, C1):
+    /// FCM refuses such a token, so each push to it would end as a dead letter.
     private static func registrationID(_ value: JSONValue?) throws(CospaceError) -> String {
         guard case .string(let id)? = value else { throw .invalid("invalid-registration-id") }
         let scalars = id.unicodeScalars
-        guard (10...250).contains(scalars.count), !scalars.contains(where: isControl) else {
-            throw .invalid("invalid-registration-id")
-        }
+        let control = scalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        guard (10...250).contains(scalars.count), !control else { throw .invalid("invalid-registration-id") }
         return id
-    }
-
-    /// Unicode's control characters (general category Cc): C0, DEL and C1.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `^[0-9a-fA-F]{64}$`.
