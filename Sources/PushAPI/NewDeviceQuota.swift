@@ -91,17 +91,17 @@ public final class NewDeviceQuota: @unchecked Sendable {
         let key = ClientAddressKey(address)
         let time = now()
         guard limits.perHour != nil else { return .charged(Charge(address: key, at: time)) }
-        lock.lock()
-        defer { lock.unlock() }
-        forgetExpired(at: time)
-        if let until = fullUntil(key, at: time) {
-            refusals += 1
-            return .refused(retryAfterSeconds: max(1, Int((until - time).rounded(.up))))
+        return lock.withLock {
+            forgetExpired(at: time)
+            if let until = fullUntil(key, at: time) {
+                refusals += 1
+                return .refused(retryAfterSeconds: max(1, Int((until - time).rounded(.up))))
+            }
+            byAddress.record(key, at: time)
+            if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
+            if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
+            return .charged(Charge(address: key, at: time))
         }
-        byAddress.record(key, at: time)
-        if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
-        if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
-        return .charged(Charge(address: key, at: time))
     }
 
     /// What a request that may create is let do.
@@ -134,11 +134,11 @@ public final class NewDeviceQuota: @unchecked Sendable {
     /// The request created nothing after all: its charge is taken back.
     public func giveBack(_ charge: Charge) {
         guard limits.perHour != nil else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        byAddress.remove(charge.at, of: charge.address)
-        if let network = charge.address.ipv6Prefix(bits: 56) { by56.remove(charge.at, of: network) }
-        if let network = charge.address.ipv6Prefix(bits: 48) { by48.remove(charge.at, of: network) }
+        lock.withLock {
+            byAddress.remove(charge.at, of: charge.address)
+            if let network = charge.address.ipv6Prefix(bits: 56) { by56.remove(charge.at, of: network) }
+            if let network = charge.address.ipv6Prefix(bits: 48) { by48.remove(charge.at, of: network) }
+        }
     }
 
     /// Requests refused since the process started, for `/metrics`.

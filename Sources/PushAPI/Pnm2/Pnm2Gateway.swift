@@ -23,12 +23,14 @@ public struct Pnm2Gateway: SendEndpoint {
     /// - Parameters:
     ///   - deliverer: the process's deliverer, pruning dead stored devices
     ///     (`DeliveryPipeline.sending`).
-    ///   - pause: waits before the in-request retry; tests pass one that does not wait.
+    ///   - pause: waits before the in-request retry: on a timer of the request's home, holding
+    ///     no thread; tests pass one that does not wait.
     ///   - budget: whether that retry still fits before nginx gives up on the request.
     ///   - subscriptions: what a Web Push subscription named in a push must be.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        subscriptions: WebPushSubscriptionCheck, pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer,
+        subscriptions: WebPushSubscriptionCheck,
+        pause: @escaping RetryPause = { seconds, home, then in home.resume(afterSeconds: seconds, then) },
         budget: Pnm2RetryBudget = .standard
     ) {
         dispatch = Pnm2Dispatch(
@@ -39,12 +41,6 @@ public struct Pnm2Gateway: SendEndpoint {
     /// Waits `seconds`, then runs `then` on `home`, holding no thread meanwhile.
     public typealias RetryPause =
         @Sendable (_ seconds: Double, _ home: any HomeThread, _ then: @escaping @Sendable () -> Void) -> Void
-
-    @Sendable public static func pauseOnTimer(
-        _ seconds: Double, home: any HomeThread, then: @escaping @Sendable () -> Void
-    ) {
-        home.resume(afterSeconds: seconds, then)
-    }
 
     public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
         guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
