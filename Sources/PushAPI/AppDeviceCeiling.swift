@@ -1,4 +1,3 @@
-import Foundation
 import PushCore
 
 /// The most devices one app may have (`PUSHGATE_MAX_DEVICES_PER_APP`), an operator's ceiling
@@ -10,17 +9,15 @@ import PushCore
 /// the devices table, only when a request would create a device), plus the devices this
 /// process created since; several nodes each add their own, so together they may pass the
 /// ceiling by what they create within one refresh.
-public final class AppDeviceCeiling: @unchecked Sendable {
-    // @unchecked: every mutable field is touched only under `lock`.
+public final class AppDeviceCeiling: Sendable {
     public let maximum: Int?
     public let refreshSeconds: Double
     private let counts: @Sendable () throws -> [String: Int]
     private let now: @Sendable () -> Double
-    private let lock = NSLock()
-    private var stored: [String: Int] = [:]
-    private var createdSince: [String: Int] = [:]
-    private var refreshedAt: Double?
-    private var refusals = 0
+    /// Each app's devices as last read, those created since, when they were read, and the new
+    /// devices refused.
+    private let state = Locked<(stored: [String: Int], createdSince: [String: Int], refreshedAt: Double?, refusals: Int)>(
+        ([:], [:], nil, 0))
 
     /// - Parameters:
     ///   - maximum: devices per app; nil: no ceiling (nothing is ever read).
@@ -42,39 +39,27 @@ public final class AppDeviceCeiling: @unchecked Sendable {
     public func admits(_ app: AppID) throws -> Bool {
         guard let maximum else { return true }
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        if refreshedAt.map({ time - $0 >= refreshSeconds }) ?? true {
-            stored = try counts()
-            createdSince = [:]
-            refreshedAt = time
+        return try state.withLock { state in
+            if state.refreshedAt.map({ time - $0 >= refreshSeconds }) ?? true {
+                state = (try counts(), [:], time, state.refusals)
+            }
+            let count = (state.stored[app.rawValue] ?? 0) + (state.createdSince[app.rawValue] ?? 0)
+            if count < maximum { return true }
+            state.refusals += 1
+            return false
         }
-        let count = (stored[app.rawValue] ?? 0) + (createdSince[app.rawValue] ?? 0)
-        if count < maximum { return true }
-        refusals += 1
-        return false
     }
 
     /// A new device of `app` was stored.
     public func created(_ app: AppID) {
         guard maximum != nil else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        createdSince[app.rawValue, default: 0] += 1
+        state.withLock { $0.createdSince[app.rawValue, default: 0] += 1 }
     }
 
     /// New devices refused since the process started, for `/metrics`.
-    public var refused: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return refusals
-    }
+    public var refused: Int { state.withLock { $0.refusals } }
 
     /// Each app's devices as last read plus those created since (empty until a new device was
     /// asked for with a ceiling set), for `/metrics`.
-    public var devices: [String: Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored.merging(createdSince) { $0 + $1 }
-    }
+    public var devices: [String: Int] { state.withLock { $0.stored.merging($0.createdSince, uniquingKeysWith: +) } }
 }

@@ -57,6 +57,25 @@ public struct NewDeviceGate: Sendable {
         return Ticket(charge: charge, apps: apps)
     }
 
+    /// Admits a request as `admit` does (a refusal thrown as `refused` words it, in the caller's
+    /// dialect), runs `store`, and settles the counts by whether it created.
+    public func creating<Stored>(
+        address: String, apps: [AppID], alreadyStored: () throws -> Bool = { false },
+        refused: (Refusal) -> any Error, _ store: () throws -> (Stored, created: Bool)
+    ) throws -> Stored {
+        let ticket: Ticket
+        do {
+            ticket = try admit(address: address, apps: apps, alreadyStored: alreadyStored)
+        } catch let refusal as Refusal {
+            throw refused(refusal)
+        }
+        var made = false
+        defer { made ? created(ticket) : nothingCreated(ticket) }
+        let stored = try store()
+        made = stored.created
+        return stored.0
+    }
+
     /// The store created the device (or client): it stays counted.
     public func created(_ ticket: Ticket) {
         for app in ticket.apps { ceiling.created(app) }

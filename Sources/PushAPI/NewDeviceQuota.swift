@@ -65,12 +65,6 @@ public final class NewDeviceQuota: @unchecked Sendable {
         let at: Double
     }
 
-    public enum Decision: Sendable, Equatable {
-        case allowed(Charge)
-        /// Nothing may be created; the caller may try again after this many seconds.
-        case refused(retryAfterSeconds: Int)
-    }
-
     public let limits: Limits
     private let now: @Sendable () -> Double
     private let lock = NSLock()
@@ -93,21 +87,21 @@ public final class NewDeviceQuota: @unchecked Sendable {
     public static var unlimited: NewDeviceQuota { NewDeviceQuota(limits: Limits(perHour: nil)) }
 
     /// Takes one new device from the address's quota (and its /56's and /48's), or refuses.
-    public func charge(address: String) -> Decision {
+    public func charge(address: String) -> Admission {
         let key = ClientAddressKey(address)
         let time = now()
-        guard limits.perHour != nil else { return .allowed(Charge(address: key, at: time)) }
-        lock.lock()
-        defer { lock.unlock() }
-        forgetExpired(at: time)
-        if let until = fullUntil(key, at: time) {
-            refusals += 1
-            return .refused(retryAfterSeconds: max(1, Int((until - time).rounded(.up))))
+        guard limits.perHour != nil else { return .charged(Charge(address: key, at: time)) }
+        return lock.withLock {
+            forgetExpired(at: time)
+            if let until = fullUntil(key, at: time) {
+                refusals += 1
+                return .refused(retryAfterSeconds: max(1, Int((until - time).rounded(.up))))
+            }
+            byAddress.record(key, at: time)
+            if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
+            if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
+            return .charged(Charge(address: key, at: time))
         }
-        byAddress.record(key, at: time)
-        if limits.perHourPer56 != nil, let network = key.ipv6Prefix(bits: 56) { by56.record(network, at: time) }
-        if limits.perHourPer48 != nil, let network = key.ipv6Prefix(bits: 48) { by48.record(network, at: time) }
-        return .allowed(Charge(address: key, at: time))
     }
 
     /// What a request that may create is let do.
@@ -117,6 +111,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
         /// The address has none left, but the request's device is stored already: it goes
         /// through uncharged (a re-registration from an address past its quota).
         case stored
+        /// Nothing may be created; the caller may try again after this many seconds.
         case refused(retryAfterSeconds: Int)
     }
 
@@ -124,10 +119,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
     /// the store, made only for such addresses) whether the request's device exists.
     public func admit(address: String, alreadyStored: () throws -> Bool) throws -> Admission {
         if isSpent(address: address), try alreadyStored() { return .stored }
-        switch charge(address: address) {
-        case .allowed(let charge): return .charged(charge)
-        case .refused(let seconds): return .refused(retryAfterSeconds: seconds)
-        }
+        return charge(address: address)
     }
 
     /// Whether the address has none left, counting nothing: for a caller that would look in
@@ -136,41 +128,27 @@ public final class NewDeviceQuota: @unchecked Sendable {
         guard limits.perHour != nil else { return false }
         let key = ClientAddressKey(address)
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        return fullUntil(key, at: time) != nil
+        return lock.withLock { fullUntil(key, at: time) != nil }
     }
 
     /// The request created nothing after all: its charge is taken back.
     public func giveBack(_ charge: Charge) {
         guard limits.perHour != nil else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        byAddress.remove(charge.at, of: charge.address)
-        if let network = charge.address.ipv6Prefix(bits: 56) { by56.remove(charge.at, of: network) }
-        if let network = charge.address.ipv6Prefix(bits: 48) { by48.remove(charge.at, of: network) }
+        lock.withLock {
+            byAddress.remove(charge.at, of: charge.address)
+            if let network = charge.address.ipv6Prefix(bits: 56) { by56.remove(charge.at, of: network) }
+            if let network = charge.address.ipv6Prefix(bits: 48) { by48.remove(charge.at, of: network) }
+        }
     }
 
     /// Requests refused since the process started, for `/metrics`.
-    public var refused: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return refusals
-    }
+    public var refused: Int { lock.withLock { refusals } }
 
     /// Addresses (IPv6: /64s) with a live charge now: for tests and for watching its memory.
-    public var rememberedAddresses: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return byAddress.count
-    }
+    public var rememberedAddresses: Int { lock.withLock { byAddress.count } }
 
     /// IPv6 /56s and /48s with a live charge now.
-    public var rememberedNetworks: (per56: Int, per48: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (by56.count, by48.count)
-    }
+    public var rememberedNetworks: (per56: Int, per48: Int) { lock.withLock { (by56.count, by48.count) } }
 
     /// Under the lock: when the first of the key's full counts has room again, nil when all
     /// have room. An IPv4 caller has one count; an IPv6 caller three (/64, /56, /48).

@@ -82,7 +82,7 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
             return nil
         }
         head.route?.sender = checked
-        return checked.isAllowed ? own : nil
+        return (try? checked.get()) != nil ? own : nil
     }
 
     public func checkAddress(_ request: Request, context: RequestContext) throws {
@@ -98,12 +98,5 @@ public struct SenderOnly<Endpoint: SendEndpoint>: DialectHandler {
             let guarded = SenderOnly(own, senders: senders)
             return route.answered(by: guarded, lane: { head, lane in guarded.lane(&head, own: lane) })
         }
-    }
-}
-
-extension Result<Sender, SenderRefusal> {
-    fileprivate var isAllowed: Bool {
-        if case .success = self { return true }
-        return false
     }
 }

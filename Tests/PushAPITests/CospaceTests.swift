@@ -131,8 +131,8 @@ final class CospaceTests: XCTestCase {
                 XCTAssertEqual(error as? CospaceError, .invalid("invalid-registration-id"))
             }
         }
-        XCTAssertFalse(PushChange.isControl(" "))
-        XCTAssertFalse(PushChange.isControl("\u{A0}"))
+        // The space and the no-break space after C1 are not control characters.
+        XCTAssertEqual(try change("APA91b Hun4\u{A0}MxP5e"), .addRegistrationID("APA91b Hun4\u{A0}MxP5e"))
     }
 
     func testAnAPNsAddDefaultsTheTopicToTheBundleID() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import PushAPI
+@testable import PushAPI
 import XCTest
 
 /// The login throttle on a clock the test steps: limits per address and per user name, the

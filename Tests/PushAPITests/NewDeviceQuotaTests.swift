@@ -10,8 +10,8 @@ final class NewDeviceQuotaTests: XCTestCase {
         NewDeviceQuota(limits: .init(perHour: perHour, capacity: capacity), now: clock.now)
     }
 
-    private func charged(_ decision: NewDeviceQuota.Decision) -> NewDeviceQuota.Charge? {
-        if case .allowed(let charge) = decision { return charge }
+    private func charged(_ decision: NewDeviceQuota.Admission) -> NewDeviceQuota.Charge? {
+        if case .charged(let charge) = decision { return charge }
         return nil
     }
 

@@ -3,7 +3,6 @@ import PushCore
 /// Why a Token Reporter or Account Removal Reporter request was refused. Acrobits apps only
 /// look at the status, so the dialect's error shape is a 4xx with a one-line text reason.
 enum ReporterError: DialectError, Equatable {
-    case methodNotAllowed(String)
     case unsupportedContentType(String)
     case invalidUTF8(String)
     case malformedJSON
@@ -17,16 +16,12 @@ enum ReporterError: DialectError, Equatable {
     case tooLong(field: String, limit: Int)
     case invalidValue(field: String, reason: String)
     case tokenWithoutAppID(token: String, appID: String)
-    /// The whole request refused before it was read (a path nginx would read otherwise).
-    case badRequest(String)
     /// A new device refused: the caller's address created `PUSHGATE_NEW_DEVICES_PER_HOUR`
     /// within the hour, or the app has `PUSHGATE_MAX_DEVICES_PER_APP`. Nothing was stored.
     case newDeviceRefused(NewDeviceGate.Refusal)
 
     var response: Response {
         switch self {
-        case .methodNotAllowed(let method):
-            return .text(405, "method \(method) not allowed: use GET or POST", headers: [("Allow", "GET, POST")])
         case .unsupportedContentType(let type):
             return .text(400, "unsupported content type \(type): use application/x-www-form-urlencoded or application/json")
         case .invalidUTF8(let part):
@@ -53,8 +48,6 @@ enum ReporterError: DialectError, Equatable {
             return .text(400, "\(field) \(reason)")
         case .tokenWithoutAppID(let token, let appID):
             return .text(400, "\(token) was given without \(appID)")
-        case .badRequest(let reason):
-            return .text(400, reason)
         case .newDeviceRefused(.addressQuota(let seconds)):
             return .text(
                 429, "too many new devices from this address: try again in \(seconds) s",
@@ -62,10 +55,5 @@ enum ReporterError: DialectError, Equatable {
         case .newDeviceRefused(.appCeiling(let app, let maximum)):
             return .text(507, "\(app) has \(maximum) devices, the most this server keeps: no new device is stored")
         }
-    }
-
-    /// A failure on our side, in the same one-line text.
-    static func failure(_ failure: ServiceFailure) -> Response {
-        failure.noted(.text(failure.status, failure.message, headers: failure.headers))
     }
 }

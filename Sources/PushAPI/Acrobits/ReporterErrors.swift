@@ -5,7 +5,7 @@ import PushCore
 public struct ReporterErrors: ErrorRenderer {
     public init() {}
     public func badPath(_ reason: String) -> Response {
-        ReporterError.badRequest(reason).response
+        .text(400, reason)
     }
 
     /// Over the server's body limit: the same refusal as over the reporters' own.
@@ -13,12 +13,13 @@ public struct ReporterErrors: ErrorRenderer {
         ReporterError.bodyTooLarge(limit: min(limit, TokenReporter.bodyLimit)).response
     }
 
+    /// A failure on our side, in the same one-line text.
     public func failure(_ failure: ServiceFailure) -> Response {
-        ReporterError.failure(failure)
+        PlainErrors().failure(failure)
     }
 
     /// Every reporter route serves GET and POST, which the refusal names itself.
     public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
-        ReporterError.methodNotAllowed(method).response
+        .text(405, "method \(method) not allowed: use GET or POST", headers: [("Allow", "GET, POST")])
     }
 }

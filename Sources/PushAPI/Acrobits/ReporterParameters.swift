@@ -39,10 +39,6 @@ struct ReporterParameters {
 
     /// The first of `names` that carries a value. Empty, `null` and `(null)` are what the apps
     /// send while a token is not known yet: they mean absent, never "erase".
-    func value(_ names: String...) -> (name: String, value: String)? {
-        value(names)
-    }
-
     func value(_ names: [String]) -> (name: String, value: String)? {
         for name in names {
             if let value = values[name], !Self.meansAbsent(value) {

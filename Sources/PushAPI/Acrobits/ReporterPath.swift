@@ -47,11 +47,8 @@ enum ReporterPath {
         // `+` stays `+` in a path (it is a space only in form encoding): base64 tokens keep it.
         values.append(name: "pushToken", value: try decode(parts[0]))
         if parts.count > 1 {
-            do {
-                values.append(contentsOf: try FormParameters.parse(parts[1]))
-            } catch {
-                throw .badPercentEncoding
-            }
+            guard let more = try? FormParameters.parse(parts[1]) else { throw .badPercentEncoding }
+            values.append(contentsOf: more)
         }
         return values
     }

@@ -1,4 +1,3 @@
-import Foundation
 import PushCore
 
 /// The Token Reporter reports this process stored lately, by a digest of the account and its
@@ -15,11 +14,8 @@ import PushCore
 /// the seed (one would let a new report go uncounted, nothing more). Token bytes are hashed
 /// as one buffer: per element, as `[UInt8]`'s own `hash(into:)` does, each byte is a call of
 /// its own.
-public final class StoredReports: @unchecked Sendable {
-    // @unchecked: both sets are touched only under `lock`.
-    private let lock = NSLock()
-    private var newer: Set<Int> = []
-    private var older: Set<Int> = []
+public final class StoredReports: Sendable {
+    private let generations = Locked<(newer: Set<Int>, older: Set<Int>)>(([], []))
     public let generationSize: Int
 
     public init(generationSize: Int = 250_000) {
@@ -40,18 +36,13 @@ public final class StoredReports: @unchecked Sendable {
     }
 
     func contains(_ digest: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return newer.contains(digest) || older.contains(digest)
+        generations.withLock { $0.newer.contains(digest) || $0.older.contains(digest) }
     }
 
     func insert(_ digest: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        if newer.count >= generationSize {
-            older = newer
-            newer = []
+        generations.withLock { sets in
+            if sets.newer.count >= generationSize { sets = (newer: [], older: sets.newer) }
+            sets.newer.insert(digest)
         }
-        newer.insert(digest)
     }
 }

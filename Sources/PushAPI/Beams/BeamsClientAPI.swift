@@ -54,19 +54,10 @@ public struct BeamsClientAPI: DialectHandler {
         }
         let token = try Self.token(text, type: type, app: app)
         let id = try identifiers.uuid()
-        let ticket: NewDeviceGate.Ticket
-        do {
-            ticket = try gate.admit(address: address, apps: [app.id], alreadyStored: { false })
-        } catch let refusal as NewDeviceGate.Refusal {
-            throw BeamsError.newDeviceRefused(refusal)
-        }
-        do {
+        try gate.creating(address: address, apps: [app.id], refused: { BeamsError.newDeviceRefused($0) }) {
             try store.addBeamsClient(id: id, appID: app.id, token: token, reportedToken: text)
-        } catch {
-            gate.nothingCreated(ticket)
-            throw error
+            return ((), true)
         }
-        gate.created(ticket)
         return Self.client(201, id: id, type: type, token: text)
     }
 
@@ -121,18 +112,21 @@ public struct BeamsClientAPI: DialectHandler {
             throw .invalidField(
                 "platform_type \(type.rawValue) does not match the client, which registered as \(app.platform.providerName).")
         }
-        switch type {
-        case .apns:
-            guard let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) else {
-                throw .invalidField("token must be an APNs device token in hex (64 or more hex digits).")
-            }
-            return token
-        case .fcm, .gcm:
+        return try token(text, platform: type.platform)
+    }
+
+    /// An APNs or FCM token as both Beams APIs take it: hex for APNs, as issued for FCM.
+    static func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
+        guard platform == .apns else {
             guard let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) else {
                 throw .invalidField("token must be an FCM registration token (printable ASCII, no spaces).")
             }
             return token
         }
+        guard let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) else {
+            throw .invalidField("token must be an APNs device token in hex (64 or more hex digits).")
+        }
+        return token
     }
 
     private static func client(_ status: Int, id: String, type: BeamsPlatformType, token: String) -> Response {

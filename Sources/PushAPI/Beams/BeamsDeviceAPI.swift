@@ -73,11 +73,8 @@ public struct BeamsDeviceAPI: DialectHandler {
         case .devices:
             return try register(path, BeamsJSONBody(request), from: request.remoteAddress)
         case .device(let id):
-            guard let id else {
-                if request.method == "DELETE" { return .emptyOK }
-                throw BeamsError.notFound("Could not find the device.")
-            }
             if request.method == "DELETE" { return try delete(path, id: id) }
+            guard let id else { throw BeamsError.notFound("Could not find the device.") }
             return try device(path, id: id)
         case .token(let id):
             return try replaceToken(path, id: id, BeamsJSONBody(request))
@@ -107,34 +104,22 @@ public struct BeamsDeviceAPI: DialectHandler {
             throw BeamsError.invalidField(
                 "This instance has no \(Self.name(path.platform)) app to register devices with.")
         }
-        let text: String
-        do {
-            text = try body.string("token")
-        } catch {
+        guard let text = try? body.string("token") else {
             throw BeamsError.invalidField("Missing \(Self.name(platform)) token.")
         }
         let token = try self.token(text, platform: platform)
         let metadata = try Self.metadata(body.fields["metadata"])
         // Beams' web device ids say what they are; the web SDK does not look.
         let newID = (platform == .web ? "web-" : "") + (try identifiers.uuid())
-        let ticket: NewDeviceGate.Ticket
-        do {
-            ticket = try gate.admit(address: address, apps: [app.id]) {
-                try store.storedDevices([(app.id, token)]).first! != nil
-            }
-        } catch let refusal as NewDeviceGate.Refusal {
-            throw BeamsError.newDeviceRefused(refusal)
-        }
-        let registration: BeamsRegistration
-        do {
-            registration = try store.registerBeamsDevice(
+        let registration = try gate.creating(
+            address: address, apps: [app.id], alreadyStored: { try store.storedDevices([(app.id, token)]).first! != nil },
+            refused: { BeamsError.newDeviceRefused($0) }
+        ) {
+            let registration = try store.registerBeamsDevice(
                 newID: newID, appID: app.id, token: token, reportedToken: text, metadata: metadata)
-        } catch {
-            gate.nothingCreated(ticket)
-            throw error
+            // A token registered before got its client back: nothing new was made.
+            return (registration, registration.id == newID)
         }
-        // A token registered before got its client back: nothing new was made.
-        if registration.id == newID { gate.created(ticket) } else { gate.nothingCreated(ticket) }
         let body = JSONValue.object([
             "id": .string(registration.id),
             "initialInterestSet": .array(registration.interests.map(JSONValue.string)),
@@ -152,10 +137,11 @@ public struct BeamsDeviceAPI: DialectHandler {
         return .json(200, JSONValue.object(fields).encoded())
     }
 
-    /// `DELETE …/devices/{platform}/{id}`: 200 whether or not the device existed (the Android
-    /// SDK retries any other status for ever, the web SDK's `stop()` fails on it).
-    private func delete(_ path: BeamsDevicePath, id: String) throws -> Response {
-        if let device = try findDevice(path, id) {
+    /// `DELETE …/devices/{platform}/{id}`: 200 whether or not the device existed, or its id
+    /// could be one (the Android SDK retries any other status for ever, the web SDK's `stop()`
+    /// fails on it).
+    private func delete(_ path: BeamsDevicePath, id: String?) throws -> Response {
+        if let id, let device = try findDevice(path, id) {
             _ = try store.deleteBeamsDevice(id: device.client.id)
         }
         return .emptyOK
@@ -171,10 +157,7 @@ public struct BeamsDeviceAPI: DialectHandler {
             throw BeamsError.notFound(
                 "No such resource: only an FCM device's token is replaced (iOS and web devices register again).")
         }
-        let text: String
-        do {
-            text = try body.string("token")
-        } catch {
+        guard let text = try? body.string("token") else {
             throw BeamsError.invalidField("Missing token field with the \(Self.name(path.platform)) token.")
         }
         let device = try self.device(path, id)
@@ -202,10 +185,7 @@ public struct BeamsDeviceAPI: DialectHandler {
 
     /// `GET …/interests?limit=N&cursor=C`: `{"interests", "responseMetadata": {"nextCursor"?}}`.
     private func interests(_ path: BeamsDevicePath, id: String, query: String) throws -> Response {
-        let parameters: FormParameters
-        do {
-            parameters = try FormParameters.parse(query)
-        } catch {
+        guard let parameters = try? FormParameters.parse(query) else {
             throw BeamsError.invalidField("The query string is not validly percent-encoded.")
         }
         var limit = Self.interestsPerPage
@@ -216,7 +196,7 @@ public struct BeamsDeviceAPI: DialectHandler {
             limit = value
         }
         let cursor = parameters["cursor"]
-        if let cursor, InterestName(cursor) == nil {
+        if let cursor, (try? InterestName(validating: cursor)) == nil {
             throw BeamsError.invalidField("cursor is not one this server gave (it is the last interest of a page).")
         }
         let device = try self.device(path, id)
@@ -316,7 +296,7 @@ public struct BeamsDeviceAPI: DialectHandler {
     /// the subscription's JSON for the web (`btoa(JSON.stringify(subscription))`), whose push
     /// service must be one pushgate may send to and whose keys must be usable.
     private func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
-        guard platform == .web else { return try Self.token(text, platform: platform) }
+        guard platform == .web else { return try BeamsClientAPI.token(text, platform: platform) }
         switch subscriptions.subscription(fromBase64: text) {
         case .success(let subscription):
             return subscription.token
@@ -326,23 +306,6 @@ public struct BeamsDeviceAPI: DialectHandler {
             )
         case .failure(.refused(let reason)):
             throw .invalidField("The subscription is refused: \(reason).")
-        }
-    }
-
-    private static func token(_ text: String, platform: Platform) throws(BeamsError) -> DeviceToken {
-        switch platform {
-        case .apns:
-            guard let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) else {
-                throw .invalidField("token must be an APNs device token in hex (64 or more hex digits).")
-            }
-            return token
-        case .fcm:
-            guard let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) else {
-                throw .invalidField("token must be an FCM registration token (printable ASCII, no spaces).")
-            }
-            return token
-        case .web:
-            throw .invalidField("token must be the base64 of the browser's PushSubscription JSON.")
         }
     }
 

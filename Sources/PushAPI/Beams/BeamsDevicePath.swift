@@ -103,12 +103,9 @@ struct BeamsDevicePath: Equatable {
         guard let prefix = Self.prefixes.first(where: { path.hasPrefix($0 + "/") }) else {
             throw .notFound("No such resource: the device API serves /device_api/v1/instances/<instance id>/….")
         }
-        var parts: [String] = []
-        for raw in path.utf8.dropFirst(prefix.utf8.count + 1).split(
+        let raw = path.utf8.dropFirst(prefix.utf8.count + 1).split(
             separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        {
-            parts.append(try Self.decode(Substring(raw)))
-        }
+        let parts = try raw.map { (segment) throws(BeamsError) in try Self.decode(Substring(segment)) }
         guard let instance = parts.first, !instance.isEmpty else { throw .instanceNotFound }
         guard parts.count >= 3, parts[1] == "devices" else { throw .notFound("No such resource.") }
         _ = try Self.platform(parts[2])
@@ -124,8 +121,9 @@ struct BeamsDevicePath: Equatable {
         }
     }
 
+    /// The platform segment: `apns`, `fcm` or `web`, as the platforms are named.
     private static func platform(_ name: String) throws(BeamsError) -> Platform {
-        guard let platform = Platform(beamsName: name) else {
+        guard let platform = Platform(rawValue: name) else {
             throw .notFound("No such resource: the device platforms are apns, fcm and web.")
         }
         return platform
@@ -136,17 +134,5 @@ struct BeamsDevicePath: Equatable {
     private static func deviceID(_ segment: String) throws(BeamsError) -> String {
         guard RandomIdentifier.couldBeIssued(segment) else { throw .notFound("Could not find the device.") }
         return segment
-    }
-}
-
-extension Platform {
-    /// The device API's platform segment: `apns`, `fcm` or `web`.
-    init?(beamsName: String) {
-        switch beamsName {
-        case "apns": self = .apns
-        case "fcm": self = .fcm
-        case "web": self = .web
-        default: return nil
-        }
     }
 }

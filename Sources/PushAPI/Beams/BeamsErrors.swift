@@ -20,8 +20,16 @@ public struct BeamsErrors: ErrorRenderer {
         }
     }
 
+    /// A 500, or a 503 while the database is away; the caller hears only that, the log line
+    /// gets the detail.
     public func failure(_ failure: ServiceFailure) -> Response {
-        BeamsError.failure(failure)
+        let response =
+            failure.kind == .internalError
+            ? BeamsError.render(500, "Something went wrong", "Internal server error.")
+            : BeamsError.render(
+                failure.status, "Service Unavailable", "The database is unavailable, try again later.",
+                headers: failure.headers)
+        return response.noted(failure.detail)
     }
 
     public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {

@@ -63,19 +63,31 @@ struct BeamsPublish: Equatable {
         }
     }
 
-    /// Whether the publish carries a half for devices of `platform`.
-    func hasPayload(for platform: Platform) -> Bool {
-        switch platform {
-        case .apns: return apns != nil
-        case .fcm: return fcm != nil
-        case .web: return web != nil
+    /// The apps of `instance` (whose id is `appKey`) that get the publish, the new publish's id,
+    /// and its outbox message: each half for its platform's devices. An app gets the publish
+    /// when it carries that platform's half (Beams publishes to iOS only, or Android only);
+    /// a publish with no half for any of them is refused.
+    func addressed(
+        to instance: BeamsInstance, appKey: String, source: String, identifiers: RandomIdentifier
+    ) throws -> (apps: [AppID], publishID: String, message: OutboxMessage) {
+        let apps = instance.apps.filter { app in
+            switch app.platform {
+            case .apns: return apns != nil
+            case .fcm: return fcm != nil
+            case .web: return web != nil
+            }
         }
-    }
-
-    /// The outbox message of this publish: each half for its platform's devices.
-    func message(source: String, instanceID: String, publishID: String) throws(BeamsError) -> OutboxMessage {
-        OutboxMessage(
-            source: source, apns: apns, fcm: fcm, web: try web?.message(instanceID: instanceID, publishID: publishID))
+        guard !apps.isEmpty else {
+            let names = instance.apps.map(\.platform.providerName).joined(separator: " and ")
+            // Each half is named by its platform's field: "an apns", "an fcm", "a web".
+            let halves = instance.apps.map { ($0.platform == .web ? "a " : "an ") + $0.platform.rawValue }
+            throw BeamsError.unprocessable(
+                "This instance's devices use \(names): the publish needs \(halves.joined(separator: " or ")) payload.")
+        }
+        // The id goes into the web half, which the service worker reports with.
+        let publishID = "pubid-" + (try identifiers.uuid())
+        let webPush = try web?.message(instanceID: appKey, publishID: publishID)
+        return (apps.map(\.id), publishID, OutboxMessage(source: source, apns: apns, fcm: fcm, web: webPush))
     }
 
     /// The name as JSON would quote it, cut to 200 characters: a description stays readable

@@ -30,37 +30,14 @@ public struct BeamsPublishAPI: BeamsSendEndpoint {
         let appKey = try Self.instance(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let publish = try BeamsPublish(BeamsJSONBody(request))
-        // Each app of the instance gets the publish when it carries that platform's half;
-        // one without a half is skipped (Beams publishes to iOS only, or Android only).
-        let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
-        guard !apps.isEmpty else { throw Self.noHalf(for: instance) }
-        // The id goes into the web half, which the service worker reports with.
-        let publishID = "pubid-" + (try identifiers.uuid())
-        let message = try publish.message(source: "beams:publish", instanceID: appKey, publishID: publishID)
-        let fanOut = try store.publishToInterests(
-            appIDs: apps.map(\.id), interests: publish.interests, message: message)
+        let (apps, publishID, message) = try publish.addressed(
+            to: instance, appKey: appKey, source: "beams:publish", identifiers: identifiers)
+        let fanOut = try store.publishToInterests(appIDs: apps, interests: publish.interests, message: message)
         if fanOut.queued > 0 || fanOut.continues { wakeOutbox() }
-        var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
-        response.logNote =
+        return Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded()).noted(
             fanOut.continues
-            ? "\(publishID) queued for \(fanOut.queued) devices so far; the outbox worker queues the rest"
-            : "\(publishID) queued for \(fanOut.queued) devices"
-        return response
-    }
-
-    /// The refusal of a publish with no half for any of the instance's platforms.
-    static func noHalf(for instance: BeamsInstance) -> BeamsError {
-        let names = instance.apps.map { half($0.platform).name }.joined(separator: " and ")
-        let halves = instance.apps.map { half($0.platform).article }.joined(separator: " or ")
-        return .unprocessable("This instance's devices use \(names): the publish needs \(halves) payload.")
-    }
-
-    private static func half(_ platform: Platform) -> (name: String, article: String) {
-        switch platform {
-        case .apns: return ("APNs", "an apns")
-        case .fcm: return ("FCM", "an fcm")
-        case .web: return ("Web Push", "a web")
-        }
+                ? "\(publishID) queued for \(fanOut.queued) devices so far; the outbox worker queues the rest"
+                : "\(publishID) queued for \(fanOut.queued) devices")
     }
 
     /// `POST …/v1/instances/{instance}/publishes`, or `…/publishes/interests` (the path

@@ -23,9 +23,7 @@ public struct BeamsUserAPI: BeamsSendEndpoint {
         let (appKey, userID) = try Self.address(context.parameters)
         let instance = try instance(appKey, in: store, for: sender)
         let removed = try store.deleteBeamsUser(appIDs: instance.apps.map(\.id), userID: userID)
-        var response = Response.emptyOK
-        response.logNote = "removed \(removed) devices of a user"
-        return response
+        return Response.emptyOK.noted("removed \(removed) devices of a user")
     }
 
     /// `…/v1/instances/{instance}/users/{user}` under both prefixes; anything else under them

@@ -44,15 +44,12 @@ public struct BeamsUserPublishAPI: BeamsSendEndpoint {
         halves["users"] = nil
         halves["interests"] = .array([.string("users")])
         let publish = try BeamsPublish(BeamsJSONBody(fields: halves))
-        let apps = instance.apps.filter { publish.hasPayload(for: $0.platform) }
-        guard !apps.isEmpty else { throw BeamsPublishAPI.noHalf(for: instance) }
-        let publishID = "pubid-" + (try identifiers.uuid())
-        let message = try publish.message(source: "beams:users", instanceID: appKey, publishID: publishID)
-        let queued = try store.publishToUsers(appIDs: apps.map(\.id), users: users, message: message)
+        let (apps, publishID, message) = try publish.addressed(
+            to: instance, appKey: appKey, source: "beams:users", identifiers: identifiers)
+        let queued = try store.publishToUsers(appIDs: apps, users: users, message: message)
         if queued > 0 { wakeOutbox() }
-        var response = Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
-        response.logNote = "\(publishID) queued for \(queued) devices of \(users.count) users"
-        return response
+        return Response.json(200, JSONValue.object(["publishId": .string(publishID)]).encoded())
+            .noted("\(publishID) queued for \(queued) devices of \(users.count) users")
     }
 
     /// `users`: 1 to 1,000 user ids, each 1 to 164 characters without control characters.

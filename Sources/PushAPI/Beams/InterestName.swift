@@ -12,10 +12,7 @@ struct InterestName {
         case clientAPI
 
         var text: String {
-            switch self {
-            case .current: return "up to 164 characters, each an ASCII letter, a digit or one of _-=@,.;"
-            case .clientAPI: return "up to 164 characters, each an ASCII letter, a digit or one of _=@,.;"
-            }
+            "up to 164 characters, each an ASCII letter, a digit or one of \(self == .current ? "_-=@,.;" : "_=@,.;")"
         }
     }
 
@@ -28,21 +25,14 @@ struct InterestName {
 
         /// The reason in words, followed by the rule.
         var description: String {
-            let why: String
-            let rule: Rule
+            let (why, rule): (String, Rule)
             switch self {
-            case .empty(let named):
-                why = "it is empty"
-                rule = named
+            case .empty(let named): (why, rule) = ("it is empty", named)
             case .tooLong(let count, let named):
-                why = "it has \(count) characters, over the limit of \(InterestName.maximumLength)"
-                rule = named
+                (why, rule) = ("it has \(count) characters, over the limit of \(InterestName.maximumLength)", named)
             case .hyphen:
-                why = "the hyphen (-) is reserved for prefixes such as private- in the client API"
-                rule = .clientAPI
-            case .character(let scalar, let named):
-                why = "\(Self.show(scalar)) is not allowed"
-                rule = named
+                (why, rule) = ("the hyphen (-) is reserved for prefixes such as private- in the client API", .clientAPI)
+            case .character(let scalar, let named): (why, rule) = ("\(Self.show(scalar)) is not allowed", named)
             }
             return "\(why) (an interest name is \(rule.text))"
         }
@@ -72,19 +62,7 @@ struct InterestName {
         rawValue = text
     }
 
-    init?(_ text: String, rule: Rule = .current) {
-        guard let name = try? InterestName(validating: text, rule: rule) else { return nil }
-        self = name
-    }
-
     private static func isAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "="), UInt8(ascii: "@"),
-            UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: ";"):
-            return true
-        default:
-            return false
-        }
+        byte.isASCIIAlphanumeric || "_=@,.;".utf8.contains(byte)
     }
 }

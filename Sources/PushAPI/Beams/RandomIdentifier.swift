@@ -13,11 +13,7 @@ public struct RandomIdentifier: Sendable {
     /// and hyphens, 64 bytes at most. Anything else is an unknown client or device without a
     /// look at the store.
     static func couldBeIssued(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64
-            && text.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: "-")
-            }
+        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") }
     }
 
     /// A version-4 UUID string, lowercase.

@@ -4,7 +4,7 @@ import PushCore
 public struct BridgeErrors: ErrorRenderer {
     public init() {}
     public func badPath(_ reason: String) -> Response {
-        BridgeError.invalidPath(reason).response
+        BridgeResponse.error(reason, correlation: nil, status: 400, headers: [])
     }
 
     public func bodyTooLarge(bytes: Int, limit: Int) -> Response {
@@ -13,8 +13,10 @@ public struct BridgeErrors: ErrorRenderer {
 
     public func senderRefused(_ refusal: SenderRefusal) -> Response {
         switch refusal {
-        case .unauthorized(let reason): return BridgeError.unauthorized(reason).response
-        case .forbidden(let reason): return BridgeError.forbidden(reason).response
+        case .unauthorized(let reason):
+            let challenge = [("WWW-Authenticate", SenderAuthorization.challenge)]
+            return BridgeResponse.error(reason, correlation: nil, status: 401, headers: challenge)
+        case .forbidden(let reason): return BridgeResponse.error(reason, correlation: nil, status: 403, headers: [])
         }
     }
 
@@ -24,6 +26,7 @@ public struct BridgeErrors: ErrorRenderer {
 
     /// Every bridge route serves POST alone, which the refusal names itself.
     public func methodNotAllowed(_ method: String, allowed: [String]) -> Response {
-        BridgeError.methodNotAllowed(method).response
+        let message = "method \(method) not allowed: use POST"
+        return BridgeResponse.error(message, correlation: nil, status: 405, headers: [("Allow", "POST")])
     }
 }

@@ -9,11 +9,9 @@ public struct BridgeTopics: Sendable, Equatable {
     public let prefixes: [TopicPath]?
 
     public static let unrestricted = BridgeTopics(prefixes: nil)
+}
 
-    public init(prefixes: [TopicPath]?) {
-        self.prefixes = prefixes
-    }
-
+extension BridgeTopics {
     /// The comma-separated configured value; nil or blank: unrestricted. Returns nil when an
     /// entry is not a topic path.
     public init?(configured value: String?) {
@@ -23,9 +21,10 @@ public struct BridgeTopics: Sendable, Equatable {
         }
         var prefixes: [TopicPath] = []
         for entry in value.split(separator: ",") {
-            let trimmed = entry.trimmingCharacters(in: " ")
-            guard !trimmed.isEmpty else { continue }
-            guard let path = try? TopicPath(trimmed) else { return nil }
+            // Spaces around an entry are the operator's layout; an entry of spaces alone is none.
+            guard let start = entry.firstIndex(where: { $0 != " " }), let end = entry.lastIndex(where: { $0 != " " })
+            else { continue }
+            guard let path = try? TopicPath(entry[start...end]) else { return nil }
             prefixes.append(path)
         }
         self.prefixes = prefixes
@@ -37,14 +36,5 @@ public struct BridgeTopics: Sendable, Equatable {
         guard let prefixes else { return true }
         let path = selector.path.text
         return prefixes.contains { path == $0.text || path.hasPrefix($0.text + "/") }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in character: Character) -> Substring {
-        var text = self
-        while text.first == character { text = text.dropFirst() }
-        while text.last == character { text = text.dropLast() }
-        return text
     }
 }

@@ -70,26 +70,21 @@ public struct NotificationBridge: DialectHandler {
         case .subscribe:
             // Unsubscribing stays open for every topic: it only ever removes.
             guard topics.admits(selector) else { throw BridgeError.topicNotServed(selector.canonical) }
-            let ticket: NewDeviceGate.Ticket
-            do {
-                ticket = try gate.admit(address: address, apps: [appID]) {
-                    try devices?.storedDevices([(appID, destination.token)]).first! != nil
+            try gate.creating(
+                address: address, apps: [appID],
+                alreadyStored: { try devices?.storedDevices([(appID, destination.token)]).first! != nil },
+                refused: { BridgeError.newDeviceRefused($0) }
+            ) {
+                do {
+                    let added = try subscriptions.subscribe(
+                        appID: appID, token: destination.token, reportedToken: message.destination,
+                        selector: selector.canonical)
+                    // A repeated pnsub made nothing new.
+                    return ((), added)
+                } catch let limit as TooManySubscriptions {
+                    throw BridgeError.tooManySubscriptions(limit: limit.limit)
                 }
-            } catch let refusal as NewDeviceGate.Refusal {
-                throw BridgeError.newDeviceRefused(refusal)
             }
-            let added: Bool
-            do {
-                added = try subscriptions.subscribe(
-                    appID: appID, token: destination.token, reportedToken: message.destination,
-                    selector: selector.canonical)
-            } catch {
-                gate.nothingCreated(ticket)
-                if let limit = error as? TooManySubscriptions { throw BridgeError.tooManySubscriptions(limit: limit.limit) }
-                throw error
-            }
-            // A repeated pnsub made nothing new.
-            if added { gate.created(ticket) } else { gate.nothingCreated(ticket) }
         case .unsubscribe:
             // Unsubscribing what was never subscribed leaves the wanted state: a success, so
             // that a client retrying after a lost response is not told it failed.

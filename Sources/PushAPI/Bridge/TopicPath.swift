@@ -28,13 +28,7 @@ public struct TopicPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The paths above this one, nearest the root first: `a`, `a/b` for `a/b/c`.
     public var ancestors: [String] {
-        var result: [String] = []
-        var index = text.startIndex
-        while let slash = text[index...].firstIndex(of: "/") {
-            result.append(String(text[..<slash]))
-            index = text.index(after: slash)
-        }
-        return result
+        text.indices.filter { text[$0] == "/" }.map { String(text[..<$0]) }
     }
 
     public var description: String { text }

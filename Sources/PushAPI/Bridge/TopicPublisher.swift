@@ -47,12 +47,10 @@ public struct TopicPublisher: SendEndpoint {
         // How many subscribers were left out is not said: to a key limited to apps, other
         // tenants' subscribers do not exist. The log line keeps the count for the operator.
         let fields: [String: JSONValue] = ["topic": .string(topic.text), "queued": .number(Double(fanOut.queued))]
-        var response = BridgeResponse.content(.object(fields), correlation: nil, status: 202)
-        response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
-        return response
+        return BridgeResponse.content(.object(fields), correlation: nil, status: 202)
+            .noted("\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope")
     }
 
-    /// The topic path after the prefix, percent-decoded.
     /// `/push/topics/{topic...}`: the topic is the rest of the path, `/` and all.
     public var routes: [Router.Route] { [.init(Self.prefix + "/{topic...}", self, methods: ["POST"])] }
 

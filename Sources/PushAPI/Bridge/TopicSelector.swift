@@ -20,11 +20,6 @@ public struct TopicSelector: Sendable, Hashable, CustomStringConvertible {
     public let path: TopicPath
     public let scope: Scope
 
-    public init(path: TopicPath, scope: Scope) {
-        self.path = path
-        self.scope = scope
-    }
-
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case empty
         case invalidPath(String, TopicPath.ParseError)

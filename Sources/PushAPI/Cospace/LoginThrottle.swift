@@ -79,12 +79,6 @@ public final class LoginThrottle: @unchecked Sendable {
         public let addresses: Int
         public let users: Int
         public let knownAddresses: Int
-
-        public init(addresses: Int, users: Int, knownAddresses: Int) {
-            self.addresses = addresses
-            self.users = users
-            self.knownAddresses = knownAddresses
-        }
     }
 
     public enum Decision: Sendable, Equatable {
@@ -120,15 +114,15 @@ public final class LoginThrottle: @unchecked Sendable {
         let address = ClientAddressKey(address)
         let user = UserNameKey(user)
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        switch decide(address: address, user: user, at: time) {
-        case .refused(let seconds):
-            return .refused(retryAfterSeconds: seconds)
-        case .counted(let countedForUser):
-            byAddress.record(address, at: time)
-            if countedForUser { byUser.record(user, at: time) }
-            return .allowed(Attempt(address: address, user: user, countedForUser: countedForUser))
+        return lock.withLock {
+            switch decide(address: address, user: user, at: time) {
+            case .refused(let seconds):
+                return .refused(retryAfterSeconds: seconds)
+            case .counted(let countedForUser):
+                byAddress.record(address, at: time)
+                if countedForUser { byUser.record(user, at: time) }
+                return .allowed(Attempt(address: address, user: user, countedForUser: countedForUser))
+            }
         }
     }
 
@@ -138,39 +132,36 @@ public final class LoginThrottle: @unchecked Sendable {
         let address = ClientAddressKey(address)
         let user = UserNameKey(user)
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        if case .refused = decide(address: address, user: user, at: time) { return true }
-        return false
+        return lock.withLock {
+            if case .refused = decide(address: address, user: user, at: time) { true } else { false }
+        }
     }
 
     /// The password was right: the attempt is no failure of its address, the user name's
     /// count starts over, and this address is known for the user.
     public func succeeded(_ attempt: Attempt) {
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
-        byAddress.removeLatest(of: attempt.address)
-        byUser.remove(attempt.user)
-        let pair = KnownPair(address: attempt.address, user: attempt.user)
-        // One time per pair: its latest success.
-        known.remove(pair)
-        known.record(pair, at: time)
+        lock.withLock {
+            byAddress.removeLatest(of: attempt.address)
+            byUser.remove(attempt.user)
+            let pair = KnownPair(address: attempt.address, user: attempt.user)
+            // One time per pair: its latest success.
+            known.remove(pair)
+            known.record(pair, at: time)
+        }
     }
 
     /// The attempt was not decided (the store could not be read): it counts for nothing.
     public func cancelled(_ attempt: Attempt) {
-        lock.lock()
-        defer { lock.unlock() }
-        byAddress.removeLatest(of: attempt.address)
-        if attempt.countedForUser { byUser.removeLatest(of: attempt.user) }
+        lock.withLock {
+            byAddress.removeLatest(of: attempt.address)
+            if attempt.countedForUser { byUser.removeLatest(of: attempt.user) }
+        }
     }
 
     /// What the throttle holds now.
     public var remembered: Remembered {
-        lock.lock()
-        defer { lock.unlock() }
-        return Remembered(addresses: byAddress.count, users: byUser.count, knownAddresses: known.count)
+        lock.withLock { Remembered(addresses: byAddress.count, users: byUser.count, knownAddresses: known.count) }
     }
 
     private enum Verdict {

@@ -50,20 +50,14 @@ enum PushChange: Equatable {
     }
 
     /// `^.{10,250}$`: 10 to 250 characters other than a line feed (what `.` matches), and no
-    /// other control character either (NUL, CR, tab, DEL, C1): FCM refuses such a token, so
-    /// each push to it would end as a dead letter.
+    /// other control character either (Unicode's general category Cc: NUL, CR, tab, DEL, C1):
+    /// FCM refuses such a token, so each push to it would end as a dead letter.
     private static func registrationID(_ value: JSONValue?) throws(CospaceError) -> String {
         guard case .string(let id)? = value else { throw .invalid("invalid-registration-id") }
         let scalars = id.unicodeScalars
-        guard (10...250).contains(scalars.count), !scalars.contains(where: isControl) else {
-            throw .invalid("invalid-registration-id")
-        }
+        let control = scalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        guard (10...250).contains(scalars.count), !control else { throw .invalid("invalid-registration-id") }
         return id
-    }
-
-    /// Unicode's control characters (general category Cc): C0, DEL and C1.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `^[0-9a-fA-F]{64}$`.
@@ -77,7 +71,7 @@ enum PushChange: Equatable {
     /// Ten letters or digits (the team id), a dot, then `[a-zA-Z0-9.-]{5,100}` (the bundle id).
     static func isApplicationID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "."), bytes[..<10].allSatisfy(isAlphanumeric) else {
+        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "."), bytes[..<10].allSatisfy(\.isASCIIAlphanumeric) else {
             return false
         }
         return isTopic(String(decoding: bytes[11...], as: UTF8.self))
@@ -87,16 +81,6 @@ enum PushChange: Equatable {
     static func isTopic(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         return (5...100).contains(bytes.count)
-            && bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return false
-        }
+            && bytes.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 }

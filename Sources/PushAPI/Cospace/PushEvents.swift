@@ -26,13 +26,10 @@ public struct PushEvents: SendEndpoint {
         // devices only, or none at all) does not exist: the answer of an unknown owner, and
         // no count of what it left out, which would tell it about other tenants' devices.
         // The log line keeps the count for the operator.
-        if sender.scope.apps != nil && fanOut.queued == 0 {
-            var response = CospaceError.notFound(status: "unknown-owner").response
-            response.logNote = "0 queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
-            return response
-        }
-        var response = Response.json(200, JSONValue.object(["queued": .number(Double(fanOut.queued))]).encoded())
-        response.logNote = "\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope"
-        return response
+        let answer =
+            sender.scope.apps != nil && fanOut.queued == 0
+            ? CospaceError.notFound(status: "unknown-owner").response
+            : Response.json(200, JSONValue.object(["queued": .number(Double(fanOut.queued))]).encoded())
+        return answer.noted("\(fanOut.queued) queued, \(fanOut.leftOut) left out of \(sender.name)'s scope")
     }
 }

@@ -24,11 +24,15 @@ public struct PushRegistrations: DialectHandler {
         self.fcmApp = fcmApp
     }
 
-    /// `/api/push` itself, whose logins may wait in the password lane, and the rest of
-    /// `/api/push/…` but for the events' own route: no such endpoint, in cospace's shape.
+    /// `/api/push` itself, and the rest of `/api/push/…` but for the events' own route: no such
+    /// endpoint, in cospace's shape. A login that will run the password hash waits for the
+    /// password lane, whose few threads bound the CPU that logins take; one that is refused
+    /// anyway (no credentials, throttled) is answered at once.
     public var routes: [Router.Route] {
         [
-            .init(Self.path + "/?", self, methods: ["GET", "POST"], lane: { [self] in lane(for: $0) }),
+            .init(Self.path + "/?", self, methods: ["GET", "POST"], lane: { [authenticator] in
+                authenticator.wouldCheckPassword($0) ? .passwords : nil
+            }),
             .init(
                 Self.path + "/{path...}",
                 UnknownPath { _ in throw CospaceError.notFound(status: "not-found") }),
@@ -42,13 +46,6 @@ public struct PushRegistrations: DialectHandler {
             return .json(200, Array("{}".utf8))
         }
         return .json(200, try listing(for: user).encoded())
-    }
-
-    /// A login that will run the password hash waits for the password lane, whose few threads
-    /// bound the CPU that logins take; one that is refused anyway (no credentials, throttled)
-    /// is answered at once.
-    func lane(for request: Request) -> RequestLane? {
-        authenticator.wouldCheckPassword(request) ? .passwords : nil
     }
 
     private func apply(_ change: PushChange, for user: CospaceUser) throws {

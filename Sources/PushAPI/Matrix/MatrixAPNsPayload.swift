@@ -76,12 +76,9 @@ enum MatrixAPNsPayload {
 struct MatrixAlert: Equatable {
     let key: String
     let arguments: [String]
+}
 
-    init(key: String, arguments: [String]) {
-        self.key = key
-        self.arguments = arguments
-    }
-
+extension MatrixAlert {
     init?(_ notification: MatrixNotification) {
         let limit = MatrixAPNsPayload.maximumFieldLength
         func cut(_ text: String) -> String { String(text.prefix(limit)) }

@@ -27,9 +27,8 @@ public struct MatrixErrors: ErrorRenderer {
     }
 
     public func failure(_ failure: ServiceFailure) -> Response {
-        failure.noted(
-            MatrixRefusal(status: failure.status, errcode: "M_UNKNOWN", message: failure.message, headers: failure.headers)
-                .response)
+        MatrixRefusal(status: failure.status, errcode: "M_UNKNOWN", message: failure.message, headers: failure.headers)
+            .response.noted(failure.detail)
     }
 
     /// The notify serves POST alone, which the refusal names itself.

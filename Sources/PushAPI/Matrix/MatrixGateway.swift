@@ -115,9 +115,7 @@ public struct MatrixGateway: DialectHandler {
             return .json(200, JSONValue.object(["rejected": .array(rejected.map(JSONValue.string))]).encoded())
         case .failed(let refusal):
             answers?.record(status: refusal.status, devices: devices, refusal.message)
-            var response = refusal.response
-            response.logNote = refusal.message
-            return response
+            return refusal.response.noted(refusal.message)
         }
     }
 }

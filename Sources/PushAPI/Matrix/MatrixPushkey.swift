@@ -33,12 +33,9 @@ enum MatrixPushkey {
     static func push(
         to device: MatrixNotification.Device, app: RegisteredApp
     ) -> Result<Notification, MatrixRejection> {
-        switch app.platform {
-        case .apns, .fcm:
-            return token(device, platform: app.platform).map { Notification(app: app, token: $0) }
-        case .web:
-            return subscription(device).map { Notification(app: app, subscription: $0) }
-        }
+        app.platform == .web
+            ? subscription(device).map { Notification(app: app, subscription: $0) }
+            : token(device, platform: app.platform).map { Notification(app: app, token: $0) }
     }
 
     private static func subscription(

@@ -15,9 +15,7 @@ public struct ReadinessCheck: RequestHandler {
 
     public func handle(_ request: Request) -> Response {
         if let reason = notReadyReason() {
-            var response = Response.text(503, "not ready", headers: [("Retry-After", "5")])
-            response.logNote = "not ready: \(reason)"
-            return response
+            return Response.text(503, "not ready", headers: [("Retry-After", "5")]).noted("not ready: \(reason)")
         }
         return .text(200, "ready")
     }

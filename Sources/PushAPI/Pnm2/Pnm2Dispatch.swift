@@ -30,10 +30,7 @@ struct Pnm2Dispatch: Sendable {
         respond: @escaping @Sendable ([Pnm2Reply]) -> Response
     ) throws -> Response {
         let receivedAt = receivedAt ?? budget.now()
-        var replies = entries.map { entry -> Pnm2Reply? in
-            if case .failure(let reply) = entry { return reply }
-            return nil
-        }
+        var replies = entries.map { entry -> Pnm2Reply? in if case .failure(let reply) = entry { reply } else { nil } }
         var catalog: [AppID: RegisteredApp?] = [:]
         var addressed: [(index: Int, push: Pnm2Push, app: RegisteredApp)] = []
         for (index, entry) in entries.enumerated() {

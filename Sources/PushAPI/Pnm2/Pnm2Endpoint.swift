@@ -17,4 +17,14 @@ enum Pnm2Endpoint: Equatable {
         case .multisend: return Pnm2Reply(code: 404, response: "Pnmediator returned an error: ERR:404 Not Found\n")
         }
     }
+
+    /// The answer to a request's pushes: one reply object, a reply list, or (the old service)
+    /// one reply with its code as the HTTP status.
+    func response(_ replies: [Pnm2Reply]) -> Response {
+        switch self {
+        case .send: return .json(200, Array(replies[0].json.utf8))
+        case .multisend: return .json(200, Array(Pnm2Reply.list(replies).utf8))
+        case .form: return .json(replies[0].code, Array(replies[0].json.utf8))
+        }
+    }
 }

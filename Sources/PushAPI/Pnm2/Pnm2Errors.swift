@@ -4,17 +4,17 @@ import PushCore
 public struct Pnm2Errors: ErrorRenderer {
     public init() {}
     public func badPath(_ reason: String) -> Response {
-        Pnm2Gateway.refusal(400, Pnm2Reply.badObject(reason).response)
+        Pnm2Refusal(400, Pnm2Reply.badObject(reason).response).response
     }
 
     public func bodyTooLarge(bytes: Int, limit: Int) -> Response {
-        Pnm2Gateway.refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)")
+        Pnm2Refusal(413, "request body too large: \(bytes) bytes, the limit is \(limit)").response
     }
 
     /// The upstream lane had no room: a fault on our side that passes, so the document's
     /// service error (code 500), with `Retry-After` for callers that read it.
     public func busy() -> Response {
-        Pnm2Gateway.refusal(500, Pnm2Gateway.busyMessage, headers: [("Retry-After", "1")])
+        Pnm2Refusal(500, Pnm2Gateway.busyMessage, headers: [("Retry-After", "1")]).response
     }
 
     public func senderRefused(_ refusal: SenderRefusal) -> Response {
@@ -27,7 +27,7 @@ public struct Pnm2Errors: ErrorRenderer {
     }
 
     public func failure(_ failure: ServiceFailure) -> Response {
-        failure.noted(Pnm2Gateway.refusal(failure.status, failure.message, headers: failure.headers))
+        Pnm2Refusal(failure.status, failure.message, headers: failure.headers).response.noted(failure.detail)
     }
 
     /// The document answers a wrong method with 400, not 405 (see `Pnm2Gateway.checkAddress`).

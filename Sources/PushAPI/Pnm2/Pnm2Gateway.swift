@@ -23,12 +23,14 @@ public struct Pnm2Gateway: SendEndpoint {
     /// - Parameters:
     ///   - deliverer: the process's deliverer, pruning dead stored devices
     ///     (`DeliveryPipeline.sending`).
-    ///   - pause: waits before the in-request retry; tests pass one that does not wait.
+    ///   - pause: waits before the in-request retry: on a timer of the request's home, holding
+    ///     no thread; tests pass one that does not wait.
     ///   - budget: whether that retry still fits before nginx gives up on the request.
     ///   - subscriptions: what a Web Push subscription named in a push must be.
     public init(
         apps: any AppCatalog, directory: any AcrobitsPushDirectory, deliverer: any Deliverer,
-        subscriptions: WebPushSubscriptionCheck, pause: @escaping RetryPause = Pnm2Gateway.pauseOnTimer,
+        subscriptions: WebPushSubscriptionCheck,
+        pause: @escaping RetryPause = { seconds, home, then in home.resume(afterSeconds: seconds, then) },
         budget: Pnm2RetryBudget = .standard
     ) {
         dispatch = Pnm2Dispatch(
@@ -40,66 +42,35 @@ public struct Pnm2Gateway: SendEndpoint {
     public typealias RetryPause =
         @Sendable (_ seconds: Double, _ home: any HomeThread, _ then: @escaping @Sendable () -> Void) -> Void
 
-    @Sendable public static func pauseOnTimer(
-        _ seconds: Double, home: any HomeThread, then: @escaping @Sendable () -> Void
-    ) {
-        home.resume(afterSeconds: seconds, then)
-    }
-
-    private func endpoint(of request: Request) throws -> Pnm2Endpoint {
-        guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
-        return endpoint
-    }
-
     public func respond(to request: Request, as sender: Sender, context: RequestContext) throws -> Response {
-        let endpoint = try endpoint(of: request)
+        guard let endpoint = address else { throw Self.noEndpoint(at: request.path) }
         do {
             return try send(request, to: endpoint, as: sender, logger: context.logger)
         } catch let refusal as Pnm2Reply {
             // A request refused whole: the reply's code is the HTTP status.
-            throw Pnm2Refusal(refusal)
+            throw Pnm2Refusal(refusal.code, refusal.response)
         }
     }
 
     private func send(_ request: Request, to endpoint: Pnm2Endpoint, as sender: Sender, logger: Logger) throws
         -> Response
     {
+        let entries: [Result<Pnm2Push, Pnm2Reply>]
         switch endpoint {
-        case .send:
-            let entry = try Pnm2Body.single(request)
-            try checkScope([entry], of: sender)
-            return try dispatch.send(
-                [entry], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
-            ) { replies in
-                .json(200, Array(replies[0].json.utf8))
-            }
-        case .multisend:
-            let entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
-            try checkScope(entries, of: sender)
-            return try dispatch.send(
-                entries, deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
-            ) { replies in
-                .json(200, Array(Pnm2Reply.list(replies).utf8))
-            }
-        case .form:
-            let push = try Pnm2Body.form(request)
-            try checkScope([.success(push)], of: sender)
-            return try dispatch.send(
-                [.success(push)], deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger
-            ) { replies in
-                .json(replies[0].code, Array(replies[0].json.utf8))
-            }
+        case .send: entries = [try Pnm2Body.single(request)]
+        case .multisend: entries = try Pnm2Body.list(request, limit: Self.maximumPushesPerRequest)
+        case .form: entries = [.success(try Pnm2Body.form(request))]
         }
+        try checkScope(entries, of: sender)
+        return try dispatch.send(
+            entries, deadToken: endpoint.deadToken, receivedAt: request.receivedAt, logger: logger,
+            respond: { endpoint.response($0) })
     }
 
     /// A request naming any AppId outside the sender's scope is refused whole, before any
     /// push goes out: a multisend half sent would leave the PBX guessing which half.
     private func checkScope(_ entries: [Result<Pnm2Push, Pnm2Reply>], of sender: Sender) throws {
-        let apps = entries.compactMap { entry -> AppID? in
-            if case .success(let push) = entry { return push.appID }
-            return nil
-        }
-        if let refusal = sender.refusal(naming: apps) { throw refusal }
+        if let refusal = sender.refusal(naming: entries.compactMap { try? $0.get().appID }) { throw refusal }
     }
 
     /// The three addresses, each answered by a copy of the gateway that knows which it is,
@@ -125,8 +96,4 @@ public struct Pnm2Gateway: SendEndpoint {
 
     /// The busy answer's `response`: a PBX script may match it to retry.
     public static let busyMessage = "Push service busy"
-
-    static func refusal(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> Response {
-        .json(status, Array(Pnm2Reply(code: status, response: message).json.utf8), headers: headers)
-    }
 }

@@ -101,27 +101,19 @@ struct Pnm2PushFields {
 
     /// The unread count: a JSON number, or digits (the old service's form fields are text).
     private func badge() throws(Pnm2Reply) -> Int? {
-        let number: Double
         switch value("Badge") {
         case nil, .null?:
             return nil
-        case .number(let value)?:
-            number = value
+        case .number(let number)? where number >= 0 && number <= 999_999_999 && number.rounded() == number:
+            return Int(number)
         case .string(let text)?:
             let trimmed = text.trimmingASCIIWhitespace()
             if trimmed.isEmpty { return nil }
-            guard trimmed.utf8.count <= 9, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                let value = Int(trimmed)
-            else {
-                throw .badObject("Badge must be a non-negative integer")
-            }
-            return value
+            let digits = trimmed.utf8.count <= 9 && trimmed.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            if digits, let value = Int(trimmed) { return value }
         default:
-            throw .badObject("Badge must be a non-negative integer")
+            break
         }
-        guard number >= 0, number <= 999_999_999, number.rounded() == number else {
-            throw .badObject("Badge must be a non-negative integer")
-        }
-        return Int(number)
+        throw .badObject("Badge must be a non-negative integer")
     }
 }

@@ -68,11 +68,7 @@ struct Pnm2Refusal: DialectError {
     var headers: [(name: String, value: String)]
 
     init(_ code: Int, _ message: String, headers: [(name: String, value: String)] = []) {
-        self.init(Pnm2Reply(code: code, response: message), headers: headers)
-    }
-
-    init(_ reply: Pnm2Reply, headers: [(name: String, value: String)] = []) {
-        self.reply = reply
+        reply = Pnm2Reply(code: code, response: message)
         self.headers = headers
     }
 

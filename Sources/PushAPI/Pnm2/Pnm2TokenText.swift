@@ -9,34 +9,24 @@ enum Pnm2TokenText {
     static func token(
         _ text: String, platform: Platform, subscriptions: WebPushSubscriptionCheck
     ) -> (token: DeviceToken?, subscription: WebPushSubscription?, refusal: String?) {
-        if platform == .web {
+        switch platform {
+        case .apns:
+            // Hex first: a 64-digit hex string is also valid base64, but means the hex bytes.
+            if text.utf8.count >= 64, let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) {
+                return (token, nil, nil)
+            }
+            return (DeviceToken.fromBase64(text).flatMap { $0.isPlausible(for: .apns) ? $0 : nil }, nil, nil)
+        case .fcm:
+            // FCM tokens carry a ':' and so are never base64; one that decodes to printable
+            // token text was reported base64-encoded.
+            if let token = DeviceToken.fromBase64(text), token.isPlausible(for: .fcm) { return (token, nil, nil) }
+            return (DeviceToken.fromFCMText(text).flatMap { $0.isPlausible(for: .fcm) ? $0 : nil }, nil, nil)
+        case .web:
             switch subscriptions.subscription(fromBase64: text) {
             case .success(let subscription): return (subscription.token, subscription, nil)
             case .failure(.notASubscription): return (nil, nil, nil)
             case .failure(.refused(let reason)): return (nil, nil, reason)
             }
-        }
-        return (token(text, platform: platform), nil, nil)
-    }
-
-    private static func token(_ text: String, platform: Platform) -> DeviceToken? {
-        switch platform {
-        case .apns:
-            // Hex first: a 64-digit hex string is also valid base64, but means the hex bytes.
-            if text.utf8.count >= 64, let token = DeviceToken.fromHex(text), token.isPlausible(for: .apns) {
-                return token
-            }
-            if let token = DeviceToken.fromBase64(text), token.isPlausible(for: .apns) { return token }
-            return nil
-        case .fcm:
-            // FCM tokens carry a ':' and so are never base64; one that decodes to printable
-            // token text was reported base64-encoded.
-            if let token = DeviceToken.fromBase64(text), token.isPlausible(for: .fcm) { return token }
-            if let token = DeviceToken.fromFCMText(text), token.isPlausible(for: .fcm) { return token }
-            return nil
-        case .web:
-            // Read above, through the subscription check.
-            return nil
         }
     }
 

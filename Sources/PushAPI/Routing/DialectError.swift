@@ -26,33 +26,24 @@ public struct ServiceFailure: Sendable {
         detail = String(describing: error)
     }
 
-    public var status: Int {
-        switch kind {
-        case .internalError: return 500
-        case .unavailable: return 503
-        }
-    }
+    public var status: Int { kind == .unavailable ? 503 : 500 }
 
     /// What the caller may be told: never the detail.
     public var message: String {
-        switch kind {
-        case .internalError: return "internal error"
-        case .unavailable: return "the database is unavailable, try again later"
-        }
+        kind == .unavailable ? "the database is unavailable, try again later" : "internal error"
     }
 
     /// `Retry-After` on a 503, so that callers that read it wait before trying again.
     public var headers: [(name: String, value: String)] {
-        switch kind {
-        case .internalError: return []
-        case .unavailable: return [("Retry-After", String(StoreUnavailable.retryAfterSeconds))]
-        }
+        kind == .unavailable ? [("Retry-After", String(StoreUnavailable.retryAfterSeconds))] : []
     }
+}
 
-    /// `response` with the detail attached for the log line.
-    public func noted(_ response: Response) -> Response {
-        var response = response
-        response.logNote = detail
+extension Response {
+    /// This response with `note` for its log line, which the caller never reads.
+    func noted(_ note: String) -> Response {
+        var response = self
+        response.logNote = note
         return response
     }
 }

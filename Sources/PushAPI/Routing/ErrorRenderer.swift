@@ -77,7 +77,7 @@ public struct PlainErrors: ErrorRenderer {
     }
 
     public func failure(_ failure: ServiceFailure) -> Response {
-        failure.noted(.text(failure.status, failure.message, headers: failure.headers))
+        Response.text(failure.status, failure.message, headers: failure.headers).noted(failure.detail)
     }
 
     /// The operator endpoints' words: HEAD is GET without the body, so only GET is named.

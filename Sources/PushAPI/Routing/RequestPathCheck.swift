@@ -44,17 +44,8 @@ public struct RequestPathCheck: Sendable {
         guard Self.isSuspect(path) else { return nil }
         let bytes = Array(path.utf8)
         // Where the opaque tail starts: after the leading "/" and `segments + 1` more slashes.
-        var tailStart = bytes.count + 1
-        if let segments {
-            var slashes = 0
-            for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "/") {
-                slashes += 1
-                if slashes == segments + 2 {
-                    tailStart = index + 1
-                    break
-                }
-            }
-        }
+        let slashes = bytes.indices.filter { bytes[$0] == UInt8(ascii: "/") }
+        let tailStart = segments.flatMap { slashes.count > $0 + 1 ? slashes[$0 + 1] + 1 : nil } ?? bytes.count + 1
         // A segment's bytes so far, with %2E read as "."; ends at "/" or (in the tail) "%2F".
         var segment: [UInt8] = []
         var index = 0
@@ -111,7 +102,7 @@ public struct RequestPathCheck: Sendable {
     /// resolved), to name the dialect whose shape a refusal takes when the raw path matches no
     /// route. Only for that: other escapes stay as they are.
     public func normalised(_ path: String) -> String {
-        let decoded = path.replacingEncoded(slash: true)
+        let decoded = path.decodingDotsAndSlashes()
         var kept: [Substring] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) {
             switch segment {
@@ -125,15 +116,15 @@ public struct RequestPathCheck: Sendable {
 }
 
 extension String {
-    /// `%2E` (and with `slash`, `%2F`) decoded, in either case; nothing else.
-    fileprivate func replacingEncoded(slash: Bool) -> String {
+    /// `%2E` and `%2F` decoded, in either case; nothing else.
+    fileprivate func decodingDotsAndSlashes() -> String {
         var output: [UInt8] = []
         let bytes = Array(utf8)
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "2") {
                 let letter = bytes[index + 2] | 0x20
-                if letter == UInt8(ascii: "e") || (slash && letter == UInt8(ascii: "f")) {
+                if letter == UInt8(ascii: "e") || letter == UInt8(ascii: "f") {
                     output.append(letter == UInt8(ascii: "e") ? UInt8(ascii: ".") : UInt8(ascii: "/"))
                     index += 3
                     continue

@@ -35,11 +35,8 @@ public struct RoutePattern: Sendable, Equatable, CustomStringConvertible {
 
     /// The literal segments before the first parameter or tail, as a path (`/token`).
     var literalPrefix: String {
-        var literals: [String] = []
-        for case .literal(let text) in segments.prefix(while: { if case .literal = $0 { true } else { false } }) {
-            literals.append(text)
-        }
-        return "/" + literals.joined(separator: "/")
+        let literals = segments.prefix { if case .literal = $0 { true } else { false } }
+        return "/" + literals.map { if case .literal(let text) = $0 { text } else { "" } }.joined(separator: "/")
     }
 
     /// A path this pattern matches: each parameter filled with `value`, a tail with

@@ -94,11 +94,8 @@ struct RouteTable: Sendable {
         let bytes: UnsafeBufferPointer<UInt8>
 
         func value(_ range: Range<Int>) -> Substring {
-            let utf8 = path.utf8
-            return path[
-                utf8.index(
-                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
-                        utf8.startIndex, offsetBy: range.upperBound)]
+            let start = path.utf8.index(path.utf8.startIndex, offsetBy: range.lowerBound)
+            return path[start..<path.utf8.index(start, offsetBy: range.count)]
         }
     }
 

@@ -20,11 +20,9 @@ public struct Router: RequestHandler {
         /// The lane of a request from its head; nil: none. It may note on the head's match
         /// what it read to choose (`RouteMatch.sender`).
         let lane: Lane?
-        /// The `{tail...}` is a value rather than names (a base64 token that may hold `/`),
-        /// which `RequestPathCheck` reads as such.
-        let opaqueTail: Bool
-        /// With `opaqueTail`, the index of the last segment before the tail (what
-        /// `RequestPathCheck` takes as `opaqueTailAfter`).
+        /// Where the `{tail...}` is a value rather than names (a base64 token that may hold `/`),
+        /// the index of the last segment before it, after which `RequestPathCheck` reads the path
+        /// as such; nil: no such tail.
         let opaqueTailAfter: Int?
         /// The methods the route serves, in the order its refusal names them; nil: its handler
         /// reads any method (a dialect's `{path...}` refuses every one alike). Another method
@@ -47,7 +45,6 @@ public struct Router: RequestHandler {
             dialect = handler as? any DialectHandler
             self.errors = errors
             self.lane = lane
-            self.opaqueTail = opaqueTail
             self.methods = methods
             opaqueTailAfter = opaqueTail ? self.pattern.segmentsBeforeTail.map { $0 - 1 } : nil
         }
@@ -74,8 +71,8 @@ public struct Router: RequestHandler {
         /// This route's pattern, label, tail and methods with another handler, lane or renderer.
         private func copy(handler: any RequestHandler, lane: Lane?, errors: any ErrorRenderer) -> Route {
             Route(
-                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTail, methods: methods, lane: lane,
-                errors: errors)
+                pattern.description, handler, endpoint: endpoint, opaqueTail: opaqueTailAfter != nil, methods: methods,
+                lane: lane, errors: errors)
         }
 
         /// The dialect's answer to `method` when the route does not serve it; nil when it does.
@@ -141,9 +138,7 @@ public struct Router: RequestHandler {
             return handle(routed)
         }
         if let reason = match.pathRefusal {
-            var response = errors(of: match).badPath(reason)
-            response.logNote = "path refused: \(reason)"
-            return response
+            return errors(of: match).badPath(reason).noted("path refused: \(reason)")
         }
         guard let index = match.index else { return .text(404, "no endpoint at \(request.path)") }
         let route = routes[index]
