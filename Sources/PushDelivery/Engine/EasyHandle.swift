@@ -104,14 +104,10 @@ final class EasyHandle {
         // transfer before this one named.
         switch request.method {
         case "GET" where request.body.isEmpty:
-            options.pointer(CURLOPT_CUSTOMREQUEST, nil)
+            options.string(CURLOPT_CUSTOMREQUEST, nil)
             options.long(CURLOPT_HTTPGET, 1)
         default:
-            if request.method == "POST" {
-                options.pointer(CURLOPT_CUSTOMREQUEST, nil)
-            } else {
-                options.string(CURLOPT_CUSTOMREQUEST, request.method)
-            }
+            options.string(CURLOPT_CUSTOMREQUEST, request.method == "POST" ? nil : request.method)
             // COPYPOSTFIELDS copies the body now: the request's array need not outlive this call.
             options.offset(CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             if request.body.isEmpty {
@@ -199,7 +195,7 @@ private struct OptionSetter {
         check(option, pushgate_curl_easy_setopt_off_t(handle, option, value))
     }
 
-    mutating func string(_ option: CURLoption, _ value: String) {
+    mutating func string(_ option: CURLoption, _ value: String?) {
         check(option, pushgate_curl_easy_setopt_string(handle, option, value))
     }
 
