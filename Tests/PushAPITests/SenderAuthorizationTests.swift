@@ -55,6 +55,27 @@ final class SenderAuthorizationTests: XCTestCase {
         XCTAssertEqual(gate.authorize(request("Bearer pgk_secret")), .allowed(.loopback))
     }
 
+    /// Whether any key exists is read at most once per `keyPresenceSeconds`: a keyless
+    /// loopback caller sees the first key at most that late; a presented key, at once.
+    func testWhetherAnyKeyExistsIsReadOncePerBound() throws {
+        let clock = Locked(0.0)
+        let gate = SenderAuthorization(keys: keys, digest: { String($0.reversed()) }, now: { clock.withLock { $0 } })
+        XCTAssertEqual(gate.authorize(request()), .allowed(.loopback))
+        let before = keys.reads
+        XCTAssertEqual(gate.authorize(request()), .allowed(.loopback))
+        XCTAssertEqual(keys.reads, before, "the answer is reused")
+        try keys.addSenderKey(name: "pbx1", digest: String("pgk_secret".reversed()))
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret")), .allowed(Sender(name: "pbx1", scope: .unrestricted)))
+        clock.withLock { $0 += SenderAuthorization.keyPresenceSeconds / 2 }
+        XCTAssertEqual(gate.authorize(request()), .allowed(.loopback), "within the bound")
+        clock.withLock { $0 += SenderAuthorization.keyPresenceSeconds / 2 }
+        XCTAssertEqual(gate.authorize(request()).status, 401, "the bound passed")
+        _ = try keys.revokeSenderKey(name: "pbx1")
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret")).status, 401, "a revoked key is refused at once")
+        clock.withLock { $0 += SenderAuthorization.keyPresenceSeconds }
+        XCTAssertEqual(gate.authorize(request("Bearer pgk_secret")), .allowed(.loopback))
+    }
+
     func testAStoreFailureIsNotAnAnswerAboutTheKey() {
         keys.failing = true
         XCTAssertEqual(gate.authorize(request()).status, 500)

@@ -1,16 +1,18 @@
 import CCurl
 
-/// One libcurl easy handle for one transfer, with the error buffer libcurl writes its
-/// messages to. Used by the engine thread only.
+/// One libcurl easy handle with the error buffer libcurl writes its messages to, carrying one
+/// transfer at a time. Used by the engine thread only, which keeps a few idle ones to reuse
+/// (`MultiLoop`): making and freeing a handle per push was 3.6% of `serve`'s CPU.
 ///
-/// Not reused: libcurl 7.88 refuses to resize the receive buffer of a handle that has one,
-/// and `curl_easy_reset` would put its size back to 16 KiB above a smaller buffer. A fresh
-/// handle with the smallest buffers is what lets a thousand transfers in flight per engine
-/// thread stay small (docs/performance.md has the measurements).
+/// The options that are the same for every transfer are set once, when the handle is made;
+/// `prepare` sets, or clears, every one that a transfer may change. Never `curl_easy_reset`:
+/// libcurl 7.88 refuses to resize the receive buffer of a handle that has one, and a reset
+/// would put its size back to 16 KiB above a smaller buffer. The smallest buffers are what
+/// lets a thousand transfers in flight per engine thread stay small (docs/performance.md has
+/// the measurements).
 final class EasyHandle {
     let pointer: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var prepared = false
     /// libcurl's smallest upload buffer (`CURLOPT_UPLOAD_BUFFERSIZE`; its default is 64 KiB).
     /// A push's body is a few KiB at most; a larger one is sent in several reads.
     static let uploadBufferBytes = 16 * 1024
@@ -18,11 +20,35 @@ final class EasyHandle {
     /// answers are a status, a few headers and at most a short JSON error.
     static let receiveBufferBytes = 1024
 
-    init?() {
-        guard let pointer = curl_easy_init() else { return nil }
+    init(settings: EasySettings) throws(TransportError) {
+        guard let pointer = curl_easy_init() else { throw .connectionLost("curl_easy_init failed") }
         self.pointer = pointer
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        var options = OptionSetter(handle: pointer)
+        options.pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        options.string(CURLOPT_PROTOCOLS_STR, "https")
+        options.long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        // Wait for an existing connection to show it multiplexes instead of opening another.
+        options.long(CURLOPT_PIPEWAIT, 1)
+        // Threads: libcurl must not use signals (SIGALRM) for its time-outs.
+        options.long(CURLOPT_NOSIGNAL, 1)
+        // libcurl's default buffers (64 KiB to send a body, 16 KiB to receive) were most of
+        // serve's memory in a fan-out, a thousand transfers in flight per engine thread.
+        options.long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferBytes)
+        options.long(CURLOPT_BUFFERSIZE, Self.receiveBufferBytes)
+        options.long(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds)
+        options.long(CURLOPT_SSL_VERIFYPEER, 1)
+        options.long(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = settings.caFile { options.string(CURLOPT_CAINFO, caFile) }
+        if let caPath = settings.caPath { options.string(CURLOPT_CAPATH, caPath) }
+        options.writeCallback(CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        options.writeCallback(CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        // No proxy, whatever the environment says: libcurl would otherwise take https_proxy or
+        // ALL_PROXY from it, and a proxy resolves and connects where no address check sees it
+        // (docs/security.md, "Outgoing connections"). "" is libcurl's "no proxy at all".
+        options.string(CURLOPT_PROXY, "")
+        try options.check()
     }
 
     deinit {
@@ -39,67 +65,49 @@ final class EasyHandle {
         return code
     }
 
-    /// Sets every option `transfer` needs, once: a handle carries one transfer.
-    /// `context` is the transfer's unretained opaque pointer, which the callbacks get back
-    /// (the engine keeps the transfer alive meanwhile).
+    /// Sets every option of `transfer`'s own, and clears those a transfer before it on this
+    /// handle set and it does not. `context` is the transfer's unretained opaque pointer,
+    /// which the callbacks get back (the engine keeps the transfer alive meanwhile).
     func prepare(
         for transfer: CurlTransfer, context: UnsafeMutableRawPointer, settings: EasySettings
     ) throws(TransportError) {
-        precondition(!prepared, "an easy handle carries one transfer")
-        prepared = true
         let request = transfer.request
         var options = OptionSetter(handle: pointer)
-        options.pointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         options.string(CURLOPT_URL, request.url)
-        options.string(CURLOPT_PROTOCOLS_STR, "https")
-        options.long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        // Wait for an existing connection to show it multiplexes instead of opening another.
-        options.long(CURLOPT_PIPEWAIT, 1)
-        // Threads: libcurl must not use signals (SIGALRM) for its time-outs.
-        options.long(CURLOPT_NOSIGNAL, 1)
-        // libcurl's default buffers (64 KiB to send a body, 16 KiB to receive) were most of
-        // serve's memory in a fan-out, a thousand transfers in flight per engine thread.
-        options.long(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferBytes)
-        options.long(CURLOPT_BUFFERSIZE, Self.receiveBufferBytes)
-        options.long(CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds)
         options.long(
             CURLOPT_TIMEOUT_MS,
             request.timeoutSeconds.map { Int($0 * 1000) } ?? settings.requestTimeoutMilliseconds)
-        options.long(CURLOPT_SSL_VERIFYPEER, 1)
-        options.long(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caFile = settings.caFile { options.string(CURLOPT_CAINFO, caFile) }
-        if let caPath = settings.caPath { options.string(CURLOPT_CAPATH, caPath) }
         setMethodAndBody(request, &options)
         transfer.headerList = Self.headerList(request.headers)
         options.slist(CURLOPT_HTTPHEADER, transfer.headerList)
-        options.writeCallback(CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         options.pointer(CURLOPT_HEADERDATA, context)
-        options.writeCallback(CURLOPT_WRITEFUNCTION, curlWriteCallback)
         options.pointer(CURLOPT_WRITEDATA, context)
-        if let identity = request.clientIdentity { setClientIdentity(identity, &options) }
+        setClientIdentity(request.clientIdentity, &options)
+        // Without a check, no callback: the transfer before this one on the handle may have had one.
         if transfer.isOpener || request.addressCheck != nil {
             options.prereqCallback(curlPrereqCallback)
             options.pointer(CURLOPT_PREREQDATA, context)
+        } else {
+            options.prereqCallback(nil)
         }
         if request.addressCheck != nil {
             options.openSocketCallback(curlOpenSocketCallback)
             options.pointer(CURLOPT_OPENSOCKETDATA, context)
+        } else {
+            options.openSocketCallback(nil)
         }
-        // No proxy, whatever the environment says: libcurl would otherwise take https_proxy or
-        // ALL_PROXY from it, and a proxy resolves and connects where no address check sees it
-        // (docs/security.md, "Outgoing connections"). "" is libcurl's "no proxy at all".
-        options.string(CURLOPT_PROXY, "")
-        if let failure = options.failure {
-            throw .invalidRequest("curl_easy_setopt(\(failure.option)): \(String(cString: curl_easy_strerror(failure.code)))")
-        }
+        try options.check()
     }
 
     private func setMethodAndBody(_ request: UpstreamRequest, _ options: inout OptionSetter) {
+        // POST and a GET without a body are libcurl's own methods; nil clears the method a
+        // transfer before this one named.
         switch request.method {
         case "GET" where request.body.isEmpty:
+            options.string(CURLOPT_CUSTOMREQUEST, nil)
             options.long(CURLOPT_HTTPGET, 1)
         default:
-            if request.method != "POST" { options.string(CURLOPT_CUSTOMREQUEST, request.method) }
+            options.string(CURLOPT_CUSTOMREQUEST, request.method == "POST" ? nil : request.method)
             // COPYPOSTFIELDS copies the body now: the request's array need not outlive this call.
             options.offset(CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             if request.body.isEmpty {
@@ -112,9 +120,16 @@ final class EasyHandle {
         }
     }
 
+    /// What a client identity sets; NULL puts each back to libcurl's default (no identity).
+    private static let identityOptions = [
+        CURLOPT_SSLCERTTYPE, CURLOPT_SSLCERT_BLOB, CURLOPT_SSLKEYTYPE, CURLOPT_SSLKEY_BLOB, CURLOPT_KEYPASSWD,
+    ]
+
     /// libcurl compares the certificate blob when it looks for a connection to reuse, so requests
-    /// with different identities never share one.
-    private func setClientIdentity(_ identity: ClientIdentity, _ options: inout OptionSetter) {
+    /// with different identities never share one. A transfer before this one may have set
+    /// another identity, or one where this transfer has none: it is cleared first.
+    private func setClientIdentity(_ identity: ClientIdentity?, _ options: inout OptionSetter) {
+        for option in Self.identityOptions { options.pointer(option, nil) }
         switch identity {
         case .pem(let certificate, let privateKey):
             options.string(CURLOPT_SSLCERTTYPE, "PEM")
@@ -125,6 +140,8 @@ final class EasyHandle {
             options.string(CURLOPT_SSLCERTTYPE, "P12")
             options.blob(CURLOPT_SSLCERT_BLOB, bundle)
             options.string(CURLOPT_KEYPASSWD, password)
+        case nil:
+            break
         }
     }
 
@@ -150,8 +167,8 @@ struct EasySettings: Sendable {
     var caPath: String?
 }
 
-/// Calls the typed `curl_easy_setopt` shims and remembers the first failure, so that `prepare`
-/// reads as a list of options rather than a list of checks.
+/// Calls the typed `curl_easy_setopt` shims and remembers the first failure, so that setting a
+/// handle reads as a list of options rather than a list of checks.
 private struct OptionSetter {
     let handle: UnsafeMutableRawPointer
     var failure: (option: UInt32, code: CURLcode)?
@@ -164,6 +181,12 @@ private struct OptionSetter {
         if code != CURLE_OK, failure == nil { failure = (option.rawValue, code) }
     }
 
+    /// Throws the first option that failed, if one did.
+    func check() throws(TransportError) {
+        guard let failure else { return }
+        throw .invalidRequest("curl_easy_setopt(\(failure.option)): \(String(cString: curl_easy_strerror(failure.code)))")
+    }
+
     mutating func long(_ option: CURLoption, _ value: Int) {
         check(option, pushgate_curl_easy_setopt_long(handle, option, value))
     }
@@ -172,7 +195,7 @@ private struct OptionSetter {
         check(option, pushgate_curl_easy_setopt_off_t(handle, option, value))
     }
 
-    mutating func string(_ option: CURLoption, _ value: String) {
+    mutating func string(_ option: CURLoption, _ value: String?) {
         check(option, pushgate_curl_easy_setopt_string(handle, option, value))
     }
 
@@ -188,11 +211,11 @@ private struct OptionSetter {
         check(option, pushgate_curl_easy_setopt_write_callback(handle, option, callback))
     }
 
-    mutating func prereqCallback(_ callback: curl_prereq_callback) {
+    mutating func prereqCallback(_ callback: curl_prereq_callback?) {
         check(CURLOPT_PREREQFUNCTION, pushgate_curl_easy_setopt_prereq_callback(handle, callback))
     }
 
-    mutating func openSocketCallback(_ callback: curl_opensocket_callback) {
+    mutating func openSocketCallback(_ callback: curl_opensocket_callback?) {
         check(CURLOPT_OPENSOCKETFUNCTION, pushgate_curl_easy_setopt_opensocket_callback(handle, callback))
     }
 

@@ -25,6 +25,12 @@ final class MultiLoop: @unchecked Sendable {
     private let gate = ConnectionGate()
     /// Transfers the gate let through, started before the backlog.
     private var released: [CurlTransfer] = []
+    /// Easy handles whose transfers are done, kept to carry the next ones.
+    private var idleHandles: [EasyHandle] = []
+    /// Enough for the transfers one pass completes in a send or a fan-out row; each idle handle
+    /// holds about 6 KiB, and up to 17 KiB more of the buffers libcurl keeps while the
+    /// handle's connection carries other streams.
+    static let idleHandlesKept = 128
     /// The longest the loop sleeps without a socket, a timer or a wake-up asking for it.
     /// libcurl 7.88 (Debian 12's) sometimes leaves HTTP/2 transfers with work to do and no
     /// timer set, and they then wait out the whole sleep (docs/performance.md, pnm2
@@ -70,6 +76,7 @@ final class MultiLoop: @unchecked Sendable {
             curl_multi_poll(multi.pointer, nil, 0, Self.longestSleepMilliseconds, nil)
         }
         abortInFlight()
+        idleHandles.removeAll()
         curl_multi_cleanup(multi.pointer)
         logger.debug("curl engine stopped")
     }
@@ -111,12 +118,10 @@ final class MultiLoop: @unchecked Sendable {
 
     /// Starts a transfer the gate admitted; a failure to start is reported to the gate too.
     private func start(_ transfer: CurlTransfer) -> Bool {
-        guard let handle = EasyHandle() else {
-            finish(transfer, .failure(.connectionLost("curl_easy_init failed")))
-            return false
-        }
         let context = Unmanaged.passUnretained(transfer).toOpaque()
+        let handle: EasyHandle
         do {
+            if let idle = idleHandles.popLast() { handle = idle } else { handle = try EasyHandle(settings: settings) }
             try handle.prepare(for: transfer, context: context, settings: settings)
         } catch {
             finish(transfer, .failure(error))
@@ -143,6 +148,7 @@ final class MultiLoop: @unchecked Sendable {
             curl_multi_remove_handle(multi.pointer, easy)
             guard let transfer = inFlight.removeValue(forKey: easy) else { continue }
             let outcome = self.outcome(of: transfer, result: result)
+            if let handle = transfer.handle, idleHandles.count < Self.idleHandlesKept { idleHandles.append(handle) }
             transfer.handle = nil
             if newConnections > 0 { statistics.withLock { $0.connectionsOpened += newConnections } }
             finish(transfer, outcome)

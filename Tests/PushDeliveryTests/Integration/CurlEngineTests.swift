@@ -218,6 +218,31 @@ final class CurlEngineTests: XCTestCase {
         XCTAssertEqual(result.wait(timeout: 30), .failure(.shutDown))
     }
 
+    /// One request at a time, so that each takes the easy handle the one before left: nothing
+    /// of that one (its identity, method, body or address check) carries over.
+    func testAReusedHandleCarriesNothingOfTheTransferBefore() throws {
+        apns.shutdown()
+        apns = try Integration.mockAPNs { $0.tls = .fixtureWithClientCertificates }
+        let engine = try Integration.engine()
+        self.engine = engine
+        let topic = [HTTPHeader("apns-topic", "com.example.pushgate")]
+        var certified = Integration.post(devicePath, headers: topic)
+        certified.clientIdentity = .pem(
+            certificate: Array(try MockFixtures.text(MockFixtures.clientCertificateFile).utf8),
+            privateKey: Array(try MockFixtures.text(MockFixtures.clientKeyFile).utf8))
+        certified.addressCheck = ConnectedAddressCheck(name: "anything") { _, _ in nil }
+        let requests = [
+            certified, UpstreamRequest(method: "GET", url: devicePath, headers: topic),
+            UpstreamRequest(method: "DELETE", url: devicePath, headers: topic, body: Array("{}".utf8)),
+            Integration.post(devicePath, headers: topic), certified,
+        ]
+        XCTAssertEqual(try requests.map { try engine.perform($0).get().status }, [200, 405, 405, 403, 200])
+        XCTAssertEqual(apns.requests.map(\.method), ["POST", "GET", "DELETE", "POST", "POST"])
+        XCTAssertEqual(apns.requests.map(\.bodyText), ["{}", "", "{}", "{}", "{}"])
+        XCTAssertEqual(apns.requests.map { $0.auth == .certificate }, [true, false, false, false, true])
+        XCTAssertEqual(apns.connectionCount, 2, "one connection with the identity, one without")
+    }
+
     /// A request whose address check refuses where its connection went sends nothing; every
     /// request waiting for that connection fails the same way; another check, or none, passes.
     func testAnAddressCheckRefusesBeforeAnythingIsSent() throws {
