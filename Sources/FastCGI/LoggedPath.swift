@@ -10,67 +10,40 @@ enum LoggedPath {
     /// What is kept of a longer segment, enough to tell two tokens apart in a log.
     static let keptCharacters = 8
 
+    /// Split at the bytes `/` and `&` rather than by walking the whole path's grapheme
+    /// clusters, which cost more than the rest of the log line together; a segment's length is
+    /// counted in characters all the same (a byte is one only in ASCII).
     static func shown(_ path: String) -> String {
-        // Nearly every path is ASCII, where a byte is a character: cut without walking
-        // grapheme clusters, which costs more than the rest of the log line together.
-        if let ascii = path.utf8.withContiguousStorageIfAvailable({ bytes in
-            bytes.allSatisfy { $0 < 0x80 } ? shownASCII(bytes) : nil
-        }), let ascii {
-            return ascii
+        var path = path
+        return path.withUTF8 { bytes in
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count + 4)
+            var segmentStart = 0
+            // Appends the segment that ends at `end`; true when it was cut (the rest is dropped).
+            func flush(to end: Int) -> Bool {
+                defer { segmentStart = end + 1 }
+                let segment = UnsafeBufferPointer(rebasing: bytes[segmentStart..<end])
+                let text = segment.allSatisfy { $0 < 0x80 } ? nil : String(decoding: segment, as: UTF8.self)
+                guard (text?.count ?? segment.count) > longestWholeSegment else {
+                    output += segment
+                    return false
+                }
+                if let text { output += text.prefix(keptCharacters).utf8 } else { output += segment.prefix(keptCharacters) }
+                output += "…".utf8
+                return true
+            }
+            for (index, byte) in bytes.enumerated() {
+                if byte == UInt8(ascii: "&") {
+                    if !flush(to: index) { output += "&…".utf8 }
+                    return String(decoding: output, as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "/") {
+                    if flush(to: index) { return String(decoding: output, as: UTF8.self) }
+                    output.append(byte)
+                }
+            }
+            _ = flush(to: bytes.count)
+            return String(decoding: output, as: UTF8.self)
         }
-        var output = ""
-        var segment = ""
-        func flush() -> Bool {
-            defer { segment = "" }
-            guard segment.count > longestWholeSegment else {
-                output += segment
-                return false
-            }
-            output += String(segment.prefix(keptCharacters)) + "…"
-            return true
-        }
-        for character in path {
-            if character == "&" {
-                if !flush() { output += "&…" }
-                return output
-            }
-            if character == "/" {
-                if flush() { return output }
-                output.append("/")
-                continue
-            }
-            segment.append(character)
-        }
-        _ = flush()
-        return output
-    }
-
-    private static func shownASCII(_ path: UnsafeBufferPointer<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(path.count + 4)
-        var segmentStart = 0
-        func flush(to end: Int) -> Bool {
-            defer { segmentStart = end + 1 }
-            let segment = UnsafeBufferPointer(rebasing: path[segmentStart..<end])
-            guard segment.count > longestWholeSegment else {
-                output += segment
-                return false
-            }
-            output += segment.prefix(keptCharacters)
-            output += "…".utf8
-            return true
-        }
-        for (index, byte) in path.enumerated() {
-            if byte == UInt8(ascii: "&") {
-                if !flush(to: index) { output += "&…".utf8 }
-                return String(decoding: output, as: UTF8.self)
-            }
-            if byte == UInt8(ascii: "/") {
-                if flush(to: index) { return String(decoding: output, as: UTF8.self) }
-                output.append(byte)
-            }
-        }
-        _ = flush(to: path.count)
-        return String(decoding: output, as: UTF8.self)
     }
 }
