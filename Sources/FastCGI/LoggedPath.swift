@@ -28,7 +28,7 @@ enum LoggedPath {
                     output += segment
                     return false
                 }
-                if let text { output += text.prefix(keptCharacters).utf8 } else { output += segment.prefix(keptCharacters) }
+                output += text.map { Array($0.prefix(keptCharacters).utf8) } ?? Array(segment.prefix(keptCharacters))
                 output += "…".utf8
                 return true
             }

@@ -21,11 +21,11 @@ final class HTTPAuthorizationTests: XCTestCase {
     }
 
     func testLoopbackAddresses() {
-        for address in ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"] {
+        for address in ["127.0.0.1", "127.8.9.10", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:127.1.2.3"] {
             XCTAssertTrue(Request(method: "POST", path: "/", remoteAddress: address).isFromLoopback, address)
         }
         for address in ["", "10.0.0.1", "128.0.0.1", "127.0.0", "127.0.0.1.5", "127.0.0.256", "::2", "fe80::1",
-            "1127.0.0.1"]
+            "1127.0.0.1", "::ffff:128.0.0.1", "::127.0.0.1", "127.0.0.1%lo", " 127.0.0.1"]
         {
             XCTAssertFalse(Request(method: "POST", path: "/", remoteAddress: address).isFromLoopback, address)
         }

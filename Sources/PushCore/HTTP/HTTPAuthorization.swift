@@ -34,11 +34,14 @@ extension Request {
     public var authorization: HTTPAuthorization? { HTTPAuthorization(header: header("authorization")) }
 
     /// True when the client connected from this machine (nginx passes the peer as REMOTE_ADDR).
+    /// Read by `inet_pton` (`IPAddress`): a keyless sender's check asks this on every send, and
+    /// splitting the address into strings was most of that check's cost.
     public var isFromLoopback: Bool {
-        let address = remoteAddress.lowercased()
-        if address == "::1" { return true }
-        let ipv4 = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
-        let octets = ipv4.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        guard let bytes = IPAddress(remoteAddress)?.bytes else { return false }
+        if bytes.count == 4 { return bytes[0] == 127 }
+        // ::1, or 127.0.0.0/8 as a dual-stack listener shows it (::ffff:127.x.y.z).
+        let tail = bytes[10...]
+        return bytes.prefix(10).allSatisfy { $0 == 0 }
+            && (tail.elementsEqual([0, 0, 0, 0, 0, 1]) || tail.prefix(3).elementsEqual([0xff, 0xff, 127]))
     }
 }
