@@ -323,23 +323,12 @@ static int save(struct store *reader, const struct report *report, const struct 
 }
 
 static void open_store(struct store *store) {
-    /* NOMUTEX: a reader is its thread's alone, the writer the one writing thread's. */
-    int opened = sqlite3_open_v2(database_path, &store->database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (opened == SQLITE_OK) {
-        sqlite3_busy_timeout(store->database, 5000);
-        /* Per connection, as serve's (Sources/PushStore/Connection/Database.swift): WAL's
-         * default is FULL, a sync at every commit, which serve does not pay; the cascades need
-         * foreign keys on. */
-        opened = sqlite3_exec(store->database, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", NULL, NULL,
-                              NULL);
-    }
-    for (int i = 0; opened == SQLITE_OK && i < STATEMENTS; i++)
-        opened = sqlite3_prepare_v3(store->database, statement_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                                    &store->statement[i], NULL);
-    if (opened != SQLITE_OK) {
-        fprintf(stderr, "report-floor: %s: %s\n", database_path, sqlite3_errmsg(store->database));
-        exit(1);
-    }
+    sqlite3_stmt **statements[STATEMENTS];
+    for (int i = 0; i < STATEMENTS; i++) statements[i] = &store->statement[i];
+    /* Per connection, as serve's (Sources/PushStore/Connection/Database.swift): WAL's default is
+     * FULL, a sync at every commit, which serve does not pay; the cascades need foreign keys on. */
+    store->database = open_database(database_path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+                                    STATEMENTS, statement_sql, statements);
 }
 
 static void *respond(void *unused) {
@@ -352,12 +341,9 @@ static void *respond(void *unused) {
     FCGX_InitRequest(&request, -1, 0);
     for (;;) {
         floor_next_request(&request);
-        if (parse(FCGX_GetParam("REQUEST_URI", request.envp), &report) != 0) {
-            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\na value is too long\n");
-            continue;
-        }
-        if (report.length[SELECTOR] < SELECTOR_MINIMUM) {
-            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nno selector\n");
+        const char *refusal = report_refusal(FCGX_GetParam("REQUEST_URI", request.envp), &report);
+        if (refusal) {
+            floor_answer(&request, refusal);
             continue;
         }
         int count = channels_of(&report, channels);

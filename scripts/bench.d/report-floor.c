@@ -84,21 +84,11 @@ static int write_report(struct store *store, const struct report *report) {
 }
 
 static void open_store(struct store *store) {
-    /* NOMUTEX: the connection is this thread's alone. */
-    int opened = sqlite3_open_v2(database_path, &store->database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (opened == SQLITE_OK) {
-        sqlite3_busy_timeout(store->database, 5000);
-        /* Per connection: WAL's default is FULL, a sync at every commit, which serve does not pay. */
-        opened = sqlite3_exec(store->database, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
-    }
     const char *const sql[] = {lookup_sql, "BEGIN IMMEDIATE", upsert_sql, "COMMIT", "ROLLBACK"};
     sqlite3_stmt **const statements[] = {&store->lookup, &store->begin, &store->upsert, &store->commit, &store->rollback};
-    for (size_t i = 0; opened == SQLITE_OK && i < sizeof sql / sizeof *sql; i++)
-        opened = sqlite3_prepare_v3(store->database, sql[i], -1, SQLITE_PREPARE_PERSISTENT, statements[i], NULL);
-    if (opened != SQLITE_OK) {
-        fprintf(stderr, "report-floor: %s: %s\n", database_path, sqlite3_errmsg(store->database));
-        exit(1);
-    }
+    /* Per connection: WAL's default is FULL, a sync at every commit, which serve does not pay. */
+    store->database = open_database(database_path, "PRAGMA synchronous = NORMAL", sizeof sql / sizeof *sql, sql,
+                                    statements);
 }
 
 static void *respond(void *unused) {
@@ -110,12 +100,9 @@ static void *respond(void *unused) {
     FCGX_InitRequest(&request, -1, 0);
     for (;;) {
         floor_next_request(&request);
-        if (parse(FCGX_GetParam("REQUEST_URI", request.envp), &report) != 0) {
-            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\na value is too long\n");
-            continue;
-        }
-        if (report.length[SELECTOR] < SELECTOR_MINIMUM) {
-            floor_answer(&request, "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nno selector\n");
+        const char *refusal = report_refusal(FCGX_GetParam("REQUEST_URI", request.envp), &report);
+        if (refusal) {
+            floor_answer(&request, refusal);
             continue;
         }
         int failed = 0;

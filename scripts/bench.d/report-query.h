@@ -1,11 +1,16 @@
 /*
- * A Token Reporter GET's query as both Token Reporter floors read it (report-floor.c and
- * report-floor-schema.c): the six values by name, percent-decoded, each within serve's limit.
- * Included once per program; everything here is static.
+ * What both Token Reporter floors (report-floor.c and report-floor-schema.c) do alike: read a
+ * Token Reporter GET's query (the six values by name, percent-decoded, each within serve's
+ * limit), refuse what serve refuses before it reads the store, and open a thread's database
+ * connection with its statements prepared. Included once per program; everything here is
+ * static.
  */
 #ifndef REPORT_QUERY_H
 #define REPORT_QUERY_H
 
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum field { SELECTOR, USERNAME, TOKEN_MSGS, APPID_MSGS, TOKEN_CALLS, APPID_CALLS, FIELDS };
@@ -73,6 +78,35 @@ static int known(const struct report *report, int field) {
     const char *value = report->value[field];
     return length > 0 && !(length == 4 && memcmp(value, "null", 4) == 0) &&
            !(length == 6 && memcmp(value, "(null)", 6) == 0);
+}
+
+/* Reads URI's query into REPORT; the answer serve gives a value over the limit or a selector too
+ * short, or NULL for a report to look up. */
+static const char *report_refusal(const char *uri, struct report *report) {
+    if (parse(uri, report) != 0) return "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\na value is too long\n";
+    if (report->length[SELECTOR] < SELECTOR_MINIMUM)
+        return "Status: 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nno selector\n";
+    return NULL;
+}
+
+/* Opens PATH for one thread (NOMUTEX: no other thread uses the connection), runs PRAGMAS and
+ * prepares the COUNT statements of SQL into STATEMENTS; exits with SQLite's message on a
+ * failure. */
+static sqlite3 *open_database(const char *path, const char *pragmas, size_t count, const char *const sql[],
+                              sqlite3_stmt **const statements[]) {
+    sqlite3 *database = NULL;
+    int opened = sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (opened == SQLITE_OK) {
+        sqlite3_busy_timeout(database, 5000);
+        opened = sqlite3_exec(database, pragmas, NULL, NULL, NULL);
+    }
+    for (size_t i = 0; opened == SQLITE_OK && i < count; i++)
+        opened = sqlite3_prepare_v3(database, sql[i], -1, SQLITE_PREPARE_PERSISTENT, statements[i], NULL);
+    if (opened != SQLITE_OK) {
+        fprintf(stderr, "report-floor: %s: %s\n", path, sqlite3_errmsg(database));
+        exit(1);
+    }
+    return database;
 }
 
 #endif
