@@ -23,9 +23,8 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ address: String) {
         let trimmed = address.trimmingASCIIWhitespace().lowercased()
-        // A link-local address may carry its `%zone`; the address is what comes before it.
-        let bare = trimmed.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let bytes = trimmed.contains(":") ? IPAddress(String(bare))?.bytes : IPAddress(trimmed)?.bytes
+        // A link-local IPv6 address may carry its `%zone`; the address is what comes before it.
+        let bytes = IPAddress(trimmed.contains(":") ? String(trimmed.prefix { $0 != "%" }) : trimmed)?.bytes
         var network: UInt64? = nil
         if let bytes, bytes.count == 4 {
             text = trimmed

@@ -20,5 +20,6 @@ public enum Hex {
         }
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The digit of each value 0...15 (`LogText`'s escapes use them too).
+    static let digits = Array("0123456789abcdef".utf8)
 }

@@ -31,15 +31,12 @@ public enum LogText {
         }
         for byte in bytes {
             if needsEscape(byte) {
-                output += [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+                output += [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+                output += [Hex.digits[Int(byte >> 4)], Hex.digits[Int(byte & 0x0F)]]
             } else {
                 output.append(byte)
             }
         }
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
