@@ -42,10 +42,10 @@ public struct SenderAuthorization: Sendable {
     public static let challenge = #"Bearer realm="pushgate", Basic realm="pushgate""#
 
     /// How long the store's answer to "is any key valid?" is reused. A keyless loopback send
-    /// would otherwise read the store for every push (3% of `serve`'s CPU on SQLite, a round
-    /// trip on PostgreSQL); so the first key added, or the last one revoked, by `pushgate keys`
-    /// (another process, maybe on another node) reaches a caller without a key at most this
-    /// late. A presented key is looked up on every request: a revoked key is refused at once.
+    /// would otherwise read the store for every push (a round trip on PostgreSQL; the cost on
+    /// SQLite is in docs/performance.md); so the first key added, or the last one revoked, by
+    /// `pushgate keys` (another process, maybe on another node) reaches a caller without a key
+    /// at most this late. A presented key is looked up on every request: a revoked key is refused at once.
     public static let keyPresenceSeconds = 0.1
 
     private let keys: any SenderKeyStore

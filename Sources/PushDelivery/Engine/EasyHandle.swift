@@ -2,7 +2,8 @@ import CCurl
 
 /// One libcurl easy handle with the error buffer libcurl writes its messages to, carrying one
 /// transfer at a time. Used by the engine thread only, which keeps a few idle ones to reuse
-/// (`MultiLoop`): making and freeing a handle per push was 3.6% of `serve`'s CPU.
+/// (`MultiLoop`): making and freeing a handle per push cost more than reusing one
+/// (docs/performance.md).
 ///
 /// The options that are the same for every transfer are set once, when the handle is made;
 /// `prepare` sets, or clears, every one that a transfer may change. Never `curl_easy_reset`:
