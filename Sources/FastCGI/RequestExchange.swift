@@ -127,7 +127,8 @@ final class RequestExchange: @unchecked Sendable {
         // After the answer is sent: libfcgi holds it in its buffer until FCGX_Finish_r, and a
         // write to stderr can block (a log file blocks while ext4 commits its journal, which
         // under load happens several times a second).
-        logger.info(
+        logger.log(
+            level: RequestLogLine.level(status: response.status, note: response.logNote),
             "\(RequestLogLine.message(method: accepted.head.method, path: accepted.head.path, status: response.status, nanoseconds: nanoseconds, note: response.logNote))",
             metadata: ["request-id": .string(accepted.head.id)],
             // Named here: derived from #fileID, it would be worked out again for every request.

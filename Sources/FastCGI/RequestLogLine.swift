@@ -1,3 +1,4 @@
+import Logging
 import PushCore
 
 /// The one line logged per request. The query string is left out: Token Reporter URLs and
@@ -5,6 +6,15 @@ import PushCore
 enum RequestLogLine {
     /// Paths longer than this are cut, so a hostile URL cannot make a huge log line.
     static let maxPathCharacters = 200
+
+    /// A plain success is logged at debug, and only a refusal, a failure or an answer with a
+    /// note at info. nginx's access log already has a line for every request, with the same
+    /// request id; a second one per success would reach journald's rate limit (10,000 lines in
+    /// 30 s per unit by default) at a few hundred requests a second, and past it journald drops
+    /// every line of the unit, warnings included.
+    static func level(status: Int, note: String?) -> Logger.Level {
+        status < 400 && note == nil ? .debug : .info
+    }
 
     static func message(method: String, path: String, status: Int, nanoseconds: UInt64, note: String?) -> String {
         let shortened = LoggedPath.shown(path)

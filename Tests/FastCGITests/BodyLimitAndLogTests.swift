@@ -49,6 +49,16 @@ final class RequestLogLineTests: XCTestCase {
             "POST /token 200 1.23 ms")
     }
 
+    func testAPlainSuccessIsDebugAndARefusalAFailureOrANoteIsInfo() {
+        XCTAssertEqual(RequestLogLine.level(status: 200, note: nil), .debug)
+        XCTAssertEqual(RequestLogLine.level(status: 204, note: nil), .debug)
+        XCTAssertEqual(RequestLogLine.level(status: 301, note: nil), .debug)
+        XCTAssertEqual(RequestLogLine.level(status: 200, note: "3 queued, 0 left out of pbx's scope"), .info)
+        XCTAssertEqual(RequestLogLine.level(status: 400, note: nil), .info)
+        XCTAssertEqual(RequestLogLine.level(status: 429, note: "login throttled"), .info)
+        XCTAssertEqual(RequestLogLine.level(status: 503, note: nil), .info)
+    }
+
     func testNoteIsAppended() {
         XCTAssertEqual(
             RequestLogLine.message(method: "GET", path: "/x", status: 500, nanoseconds: 0, note: "database is locked"),

@@ -91,7 +91,11 @@ final class ListenSettingTests: XCTestCase {
     func testAConnectionFromAHostNotListedIsClosedUnread() throws {
         let port = try freeLoopbackPort()
         let instance = try PushgateInstance(
-            environment: ["PUSHGATE_LISTEN": "127.0.0.1:\(port)", "PUSHGATE_FASTCGI_CLIENTS": "127.0.0.2"])
+            environment: [
+                "PUSHGATE_LISTEN": "127.0.0.1:\(port)", "PUSHGATE_FASTCGI_CLIENTS": "127.0.0.2",
+                // Each answer's line tells when it was written; a success's is at debug.
+                "PUSHGATE_LOG_LEVEL": "debug",
+            ])
         let log = instance.directory.appendingPathComponent("serve-tcp.log")
         let serve = try PushgateInstance.launch(
             PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)

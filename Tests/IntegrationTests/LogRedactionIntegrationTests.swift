@@ -15,7 +15,8 @@ final class LogRedactionIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func setUpWithError() throws {
-        pushgate = try PushgateInstance()
+        // At debug, so that a success's request line is written too.
+        pushgate = try PushgateInstance(environment: ["PUSHGATE_LOG_LEVEL": "debug"])
         try pushgate.start()
     }
 

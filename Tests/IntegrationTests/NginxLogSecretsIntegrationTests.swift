@@ -23,7 +23,8 @@ final class NginxLogSecretsIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func setUpWithError() throws {
-        pushgate = try PushgateInstance()
+        // At debug, so that serve's log has a line for every request, successes included.
+        pushgate = try PushgateInstance(environment: ["PUSHGATE_LOG_LEVEL": "debug"])
         pushgate.adjustNginx = { prefix in
             try PushgateInstance.trustForwardedFor(prefix)
             try Self.delayTokenReportsAfterTwo(prefix)

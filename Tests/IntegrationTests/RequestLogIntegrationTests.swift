@@ -14,7 +14,8 @@ final class RequestLogIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL 
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try startPushgate()
+        // At debug: a plain success's request line is written only there.
+        try startPushgate(environment: ["PUSHGATE_LOG_LEVEL": "debug"])
         try pushgate.addMockAPNsApp(id: Self.app, ["--topic", Self.app])
     }
 
@@ -67,5 +68,30 @@ final class RequestLogIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL 
         XCTAssertTrue(failed.first?.contains("request-id=\(id)") == true, "\(failed)")
         XCTAssertTrue(failed.first?.contains("ServiceUnavailable") == true, "\(failed)")
         XCTAssertFalse(pushgate.serveLog.contains(flaky), "tokens are shortened in the log")
+    }
+}
+
+/// At the default level (`info`) a plain success leaves its line to nginx's access log, and a
+/// refusal is still logged by `serve`, with its reason and the request id.
+final class DefaultRequestLogIntegrationTests: XCTestCase {
+    func testAtInfoARefusalIsLoggedAndAPlainSuccessIsNot() throws {
+        let pushgate = try PushgateInstance()
+        try pushgate.start()
+        defer { pushgate.stop() }
+        let selector = RequestLogIntegrationTests.selector
+        let reported = try pushgate.client.get("/token/?selector=\(selector)&token_msgs=dG9rZW4&appid_msgs=com.example.a")
+        XCTAssertEqual(reported.status, 200, reported.text)
+        let reportID = try XCTUnwrap(reported.header("X-Request-Id"))
+
+        for attempt in 1...2 {
+            let refused = try pushgate.client.get("/token/?token_msgs=dG9rZW4&appid_msgs=com.example.a")
+            XCTAssertEqual(refused.status, 400, refused.text)
+            let refusedID = try XCTUnwrap(refused.header("X-Request-Id"))
+            try pushgate.waitForServeLog(containing: "request-id=\(refusedID)")
+            let line = pushgate.serveLog.split(separator: "\n").first { $0.contains("request-id=\(refusedID)") }
+            XCTAssertTrue(line?.contains(" info ") == true && line?.contains("GET /token/ 400") == true, "\(attempt): \(line ?? "")")
+        }
+        XCTAssertFalse(pushgate.serveLog.contains("request-id=\(reportID)"), pushgate.serveLog)
+        XCTAssertFalse(pushgate.serveLog.contains("GET /token/ 200"), pushgate.serveLog)
     }
 }

@@ -11,7 +11,8 @@ final class TokenReporterIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     var pushgate: PushgateInstance!
 
     override func setUpWithError() throws {
-        pushgate = try PushgateInstance()
+        // At debug, so that a report's request line is written and can be checked for secrets.
+        pushgate = try PushgateInstance(environment: ["PUSHGATE_LOG_LEVEL": "debug"])
         try pushgate.start()
     }
 
