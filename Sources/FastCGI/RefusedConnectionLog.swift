@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushCore
 
 /// Logs FastCGI connections closed for coming from a host not in `FastCGIClients`, at a
 /// bounded rate: whoever reaches the port can connect as fast as they like, and must not fill
@@ -16,7 +17,7 @@ final class RefusedConnectionLog: @unchecked Sendable {
 
     init(
         logger: Logger, intervalSeconds: Double = 60,
-        now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+        now: @escaping @Sendable () -> Double = Monotonic.seconds
     ) {
         self.logger = logger
         self.intervalSeconds = intervalSeconds

@@ -24,7 +24,7 @@ public final class AppDeviceCeiling: Sendable {
     ///   - counts: each app's stored devices (the store's `deviceCounts`).
     public init(
         maximum: Int?, refreshSeconds: Double = 10, counts: @escaping @Sendable () throws -> [String: Int],
-        now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds
+        now: @escaping @Sendable () -> Double = Monotonic.seconds
     ) {
         self.maximum = maximum.map { max(1, $0) }
         self.refreshSeconds = refreshSeconds

@@ -75,7 +75,7 @@ public final class NewDeviceQuota: @unchecked Sendable {
     private var refusals = 0
 
     /// - Parameter now: seconds on a monotonic clock; injected so that tests step time.
-    public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds) {
+    public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = Monotonic.seconds) {
         self.limits = limits
         self.now = now
         byAddress = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)

@@ -59,7 +59,7 @@ public struct SenderAuthorization: Sendable {
     ///   - now: seconds on a monotonic clock; injected so that tests step time.
     public init(
         keys: any SenderKeyStore, digest: @escaping @Sendable (String) -> String,
-        now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds
+        now: @escaping @Sendable () -> Double = Monotonic.seconds
     ) {
         self.keys = keys
         self.digest = digest

@@ -98,16 +98,13 @@ public final class LoginThrottle: @unchecked Sendable {
     private var known: WindowCounts<KnownPair>
 
     /// - Parameter now: seconds on a monotonic clock; injected so that tests step time.
-    public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = LoginThrottle.monotonicSeconds) {
+    public init(limits: Limits = Limits(), now: @escaping @Sendable () -> Double = Monotonic.seconds) {
         self.limits = limits
         self.now = now
         byAddress = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
         byUser = WindowCounts(windowSeconds: limits.windowSeconds, capacity: limits.capacity)
         known = WindowCounts(windowSeconds: limits.knownAddressLifetimeSeconds, capacity: limits.capacity)
     }
-
-    /// Seconds since boot, which no wall-clock change moves.
-    public static let monotonicSeconds: @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
 
     /// Lets the attempt through, counted as a failure until `succeeded`, or refuses it.
     public func begin(address: String, user: String) -> Decision {
