@@ -2,22 +2,24 @@ import PushCore
 import PushCrypto
 
 /// Parsed app credentials, so that a push does not parse a PEM key or a service-account JSON
-/// (~100 µs–1 ms). Keyed by the credential text itself: `apps add --replace` with a new key
-/// takes effect on the next push without anyone invalidating anything.
+/// (~100 µs–1 ms). Kept per app together with the credentials they were parsed from, and used
+/// only while the app's credentials are still those: `apps add --replace` with a new key takes
+/// effect on the next push without anyone invalidating anything. Compared, not hashed: the
+/// catalog hands every push the same strings, whose comparison is then one word.
 final class CredentialCache: Sendable {
-    private let providerKeys = Locked<[String: Result<ProviderKey, CredentialError>]>([:])
-    private let identities = Locked<[String: Result<ClientIdentity, CredentialError>]>([:])
-    private let serviceAccounts = Locked<[String: Result<ServiceAccount, CredentialError>]>([:])
-    private let vapidKeys = Locked<[String: Result<VAPIDKey, CredentialError>]>([:])
-    /// Beyond this many distinct credentials the cache starts over (replaced keys linger otherwise).
+    private typealias Parsed<Value> = Locked<[AppID: (credentials: AppCredentials, value: Result<Value, CredentialError>)]>
+    private let providerKeys = Parsed<ProviderKey>([:])
+    private let identities = Parsed<ClientIdentity>([:])
+    private let serviceAccounts = Parsed<ServiceAccount>([:])
+    private let vapidKeys = Parsed<VAPIDKey>([:])
+    /// Beyond this many apps the cache starts over (removed apps linger otherwise).
     private let capacity = 1024
 
     /// How APNs requests of `app` authenticate.
     func apnsAuthentication(for app: RegisteredApp) -> Result<APNsAuthentication, CredentialError> {
         switch app.credentials {
         case .apnsToken(let teamID, let keyID, let pem):
-            let cacheKey = "\(teamID)\u{0}\(keyID)\u{0}\(pem)"
-            return cached(cacheKey, in: providerKeys) {
+            return cached(app, in: providerKeys) {
                 do {
                     return .success(try ProviderKey(teamID: teamID, keyID: keyID, pem: pem))
                 } catch {
@@ -26,7 +28,7 @@ final class CredentialCache: Sendable {
             }.map(APNsAuthentication.token).mapError { $0.naming(app.id) }
         case .apnsCertificate(let certificatePEM, let privateKeyPEM):
             // libcurl parses these per connection; cached only so that pushes share one copy.
-            return cached("\(certificatePEM)\u{0}\(privateKeyPEM)", in: identities) {
+            return cached(app, in: identities) {
                 .success(.pem(certificate: Array(certificatePEM.utf8), privateKey: Array(privateKeyPEM.utf8)))
             }.map(APNsAuthentication.certificate)
         case .fcmServiceAccount:
@@ -41,7 +43,7 @@ final class CredentialCache: Sendable {
         guard case .fcmServiceAccount(let json, let projectID) = app.credentials else {
             return .failure(CredentialError(app: app.id, reason: "a \(app.platform.rawValue) app has no service account"))
         }
-        return cached(json, in: serviceAccounts) {
+        return cached(app, in: serviceAccounts) {
             do {
                 return .success(try ServiceAccount(json: json))
             } catch {
@@ -55,7 +57,7 @@ final class CredentialCache: Sendable {
         guard case .webPush(let pem, let subject) = app.credentials else {
             return .failure(CredentialError(app: app.id, reason: "a \(app.platform.rawValue) app has no VAPID key"))
         }
-        return cached(pem, in: vapidKeys) {
+        return cached(app, in: vapidKeys) {
             do {
                 return .success(try VAPIDKey(pem: pem))
             } catch {
@@ -65,15 +67,14 @@ final class CredentialCache: Sendable {
     }
 
     private func cached<Value>(
-        _ key: String, in cache: Locked<[String: Result<Value, CredentialError>]>,
-        parse: () -> Result<Value, CredentialError>
+        _ app: RegisteredApp, in cache: Parsed<Value>, parse: () -> Result<Value, CredentialError>
     ) -> Result<Value, CredentialError> {
-        if let hit = cache.withLock({ $0[key] }) { return hit }
+        if let hit = cache.withLock({ $0[app.id] }), hit.credentials == app.credentials { return hit.value }
         // Parsed outside the lock: two threads may both parse a new key once, harmlessly.
         let parsed = parse()
         cache.withLock {
             if $0.count >= capacity { $0.removeAll() }
-            $0[key] = parsed
+            $0[app.id] = (app.credentials, parsed)
         }
         return parsed
     }
