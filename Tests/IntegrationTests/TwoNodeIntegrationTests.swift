@@ -30,8 +30,10 @@ final class TwoNodeIntegrationTests: XCTestCase, RunsOnPostgreSQL {
         configuration.maxConcurrentStreams = streams
         apns = try MockAPNs(configuration: configuration)
         fcm = try MockFCM(configuration: MockFCMConfiguration(serviceAccounts: [try .fixture]))
-        cluster = try PushgateCluster(
-            environment: PushgateInstance.upstreams(apns: apns, fcm: fcm).merging(environment) { _, own in own })
+        // At debug: which node answered is read from the request lines, a success's among them.
+        var base = PushgateInstance.upstreams(apns: apns, fcm: fcm)
+        base["PUSHGATE_LOG_LEVEL"] = "debug"
+        cluster = try PushgateCluster(environment: base.merging(environment) { _, own in own })
         try cluster.addMockAPNsApp(id: Self.alertApp, ["--topic", Self.alertApp, "--app-key", Self.appKey])
         let account = try fcm.writeServiceAccount(to: cluster.directory.appendingPathComponent("service-account.json"))
         let added = try cluster.cli(["apps", "add", "--id", Self.fcmApp, "--platform", "fcm", "--service-account", account.path])
@@ -127,7 +129,7 @@ final class TwoNodeIntegrationTests: XCTestCase, RunsOnPostgreSQL {
     /// with its two batches when the other finds the rest due, so both deliver, and the leases
     /// keep any push from going out twice.
     func testBothNodesDrainOneFanOutAndNoDeviceIsPushedTwice() throws {
-        try makeCluster(["PUSHGATE_LOG_LEVEL": "debug"])
+        try makeCluster()
         try cluster.start()
         let tokens = try registerBeamsDevices(2_500)
 
