@@ -17,8 +17,8 @@ public enum LogText {
         return escapedBytes.count == bytes.count ? text : String(decoding: escapedBytes, as: UTF8.self)
     }
 
-    /// Appends `text` escaped to a line being built, without a copy of its own on the way: a
-    /// log line is built for every request.
+    /// Appends `text` escaped to a line being built, without a copy of its own on the way: at
+    /// `debug` a log line is built for every request.
     public static func append(_ text: String, to output: inout [UInt8]) {
         var text = text
         text.withUTF8 { appendEscaping($0, to: &output) }

@@ -5,7 +5,7 @@ import PushCrypto
 /// (~100 µs–1 ms). Kept per app together with the credentials they were parsed from, and used
 /// only while the app's credentials are still those: `apps add --replace` with a new key takes
 /// effect on the next push without anyone invalidating anything. Compared, not hashed: the
-/// catalog hands every push the same strings, whose comparison is then one word.
+/// catalog hands every push the same strings, and `==` of a string with itself returns at once.
 final class CredentialCache: Sendable {
     private typealias Parsed<Value> = Locked<[AppID: (credentials: AppCredentials, value: Result<Value, CredentialError>)]>
     private let providerKeys = Parsed<ProviderKey>([:])
