@@ -24,19 +24,19 @@ public struct ClientAddressKey: Hashable, Sendable, CustomStringConvertible {
     public init(_ address: String) {
         let trimmed = address.trimmingASCIIWhitespace().lowercased()
         // A link-local IPv6 address may carry its `%zone`; the address is what comes before it.
-        let bytes = IPAddress(trimmed.contains(":") ? String(trimmed.prefix { $0 != "%" }) : trimmed)?.bytes
+        let address = IPAddress(trimmed.contains(":") ? String(trimmed.prefix { $0 != "%" }) : trimmed)
         var network: UInt64? = nil
-        if let bytes, bytes.count == 4 {
+        switch address {
+        case let address? where address.bytes.count == 4:
             text = trimmed
-        } else if let bytes, bytes.count == 16 {
-            if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
-                text = bytes[12...].map(String.init).joined(separator: ".")
-            } else {
-                let groups = (0..<4).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
-                text = groups.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
-                network = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
-            }
-        } else {
+        case let address? where address.isIPv4Mapped:
+            text = address.bytes[12...].map(String.init).joined(separator: ".")
+        case let address?:
+            let bytes = address.bytes
+            let groups = (0..<4).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+            text = groups.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+            network = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        case nil:
             text = String(trimmed.prefix(Self.maximumOtherLength))
         }
         ipv6Network = network

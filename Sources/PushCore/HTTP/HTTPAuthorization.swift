@@ -37,11 +37,11 @@ extension Request {
     /// Read by `inet_pton` (`IPAddress`): a keyless sender's check asks this on every send, and
     /// splitting the address into strings was most of that check's cost.
     public var isFromLoopback: Bool {
-        guard let bytes = IPAddress(remoteAddress)?.bytes else { return false }
+        guard let address = IPAddress(remoteAddress) else { return false }
+        let bytes = address.bytes
         if bytes.count == 4 { return bytes[0] == 127 }
-        // ::1, or 127.0.0.0/8 as a dual-stack listener shows it (::ffff:127.x.y.z).
-        let tail = bytes[10...]
-        return bytes.prefix(10).allSatisfy { $0 == 0 }
-            && (tail.elementsEqual([0, 0, 0, 0, 0, 1]) || tail.prefix(3).elementsEqual([0xff, 0xff, 127]))
+        // 127.0.0.0/8 as a dual-stack listener shows it (::ffff:127.x.y.z), or ::1.
+        if address.isIPv4Mapped { return bytes[12] == 127 }
+        return bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
     }
 }

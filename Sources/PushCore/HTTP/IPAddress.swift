@@ -48,4 +48,10 @@ public struct IPAddress: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var isSpecialPurpose: Bool { specialPurposeRange != nil }
+
+    /// An IPv4 address as a dual-stack socket shows it (`::ffff:a.b.c.d`), its IPv4 address in
+    /// the last four bytes.
+    public var isIPv4Mapped: Bool {
+        bytes.count == 16 && bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+    }
 }
