@@ -15,12 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static const char *const delete_sql =
-    "DELETE FROM devices WHERE id = ?1"
-    " AND NOT EXISTS (SELECT 1 FROM acrobits_accounts WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM user_devices WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM beams_clients WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM bridge_subscriptions WHERE device_id = ?1)";
+#include "device-delete-sql.h"
 
 /* Random tokens, as phones' are: the (app_id, token) index takes them in no order. */
 static const char *const insert_sql =

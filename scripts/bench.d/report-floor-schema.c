@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "device-delete-sql.h"
 #include "floor-connections.h"
 #include "report-query.h"
 
@@ -54,7 +55,7 @@ struct link {
 static const char *database_path;
 
 /* serve's statements, as Sources/PushStore writes them (AcrobitsLinkQuery, DeviceTable,
- * AcrobitsAccountTable). */
+ * AcrobitsAccountTable; the device's delete in device-delete-sql.h). */
 static const char *const links_sql =
     "SELECT a.channel, a.device_id, a.username, d.app_id, d.token, d.reported_token, d.updated_at, d.sandbox"
     " FROM acrobits_accounts AS a JOIN devices AS d ON d.id = a.device_id WHERE a.selector = ?1";
@@ -70,12 +71,6 @@ static const char *const link_sql =
     " device_id = excluded.device_id, updated_at = excluded.updated_at";
 static const char *const rename_sql =
     "UPDATE acrobits_accounts SET username = ?3, updated_at = ?4 WHERE selector = ?1 AND channel = ?2";
-static const char *const delete_sql =
-    "DELETE FROM devices WHERE id = ?1"
-    " AND NOT EXISTS (SELECT 1 FROM acrobits_accounts WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM user_devices WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM beams_clients WHERE device_id = ?1)"
-    " AND NOT EXISTS (SELECT 1 FROM bridge_subscriptions WHERE device_id = ?1)";
 
 enum statement { LINKS, FIND, RECORD, INSERT, LINK, RENAME, DELETE, BEGIN, COMMIT, ROLLBACK, STATEMENTS };
 static const char *const statement_sql[STATEMENTS] = {
