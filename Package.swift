@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushTesting"]),
         .testTarget(name: "PushCryptoTests", dependencies: ["PushCrypto", "PushCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PushAPITests", dependencies: ["PushAPI", "PushCore", "PushTesting"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PushCore", "PushTesting", "MockUpstream"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FastCGI", "PushCore", "PushTesting", "MockUpstream"]),
         // PushStore: the tests of several nodes sharing one database (outbox, provider tokens).
         .testTarget(
             name: "PushDeliveryTests",
@@ -118,6 +118,6 @@ let package = Package(
         .testTarget(name: "MockUpstreamTests", dependencies: ["MockUpstream", "PushCore", "PushCrypto"]),
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI", "PushCore", "PushTesting"]),
         .testTarget(name: "AppTests", dependencies: ["App", "PushStore", "PushCore", "PushDelivery", "PushTesting"]),
-        .testTarget(name: "DoctorTests", dependencies: ["App", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),
+        .testTarget(name: "DoctorTests", dependencies: ["App", "FastCGI", "PushStore", "PushCore", "PushCrypto", "PushTesting"]),
     ]
 )

@@ -49,7 +49,7 @@ final class DoctorCommandTests: XCTestCase, RunsOnPostgreSQL {
         XCTAssertFalse(output.stdout.contains("FAIL"), output.stdout)
         // On PostgreSQL the server is asked; its disk is its own host's business.
         let onPostgreSQL = pushgate.postgreSQLURL != nil
-        var subjects = ["configuration", "database", "socket", "nginx", "app com.example.cert", "app com.example.app"]
+        var subjects = ["configuration", "database", "socket", "serve", "nginx", "app com.example.cert", "app com.example.app"]
         if !onPostgreSQL { subjects.append("disk") }
         for subject in subjects {
             XCTAssertTrue(output.stdout.contains("ok   \(subject): "), "no ok line for \(subject):\n\(output.stdout)")
@@ -62,6 +62,7 @@ final class DoctorCommandTests: XCTestCase, RunsOnPostgreSQL {
         // Whether NTP keeps this machine's clock is the machine's business: a warning at most.
         XCTAssertTrue(output.stdout.contains("ok   clock: ") || output.stdout.contains("WARN clock: "), output.stdout)
         XCTAssertTrue(output.stdout.hasSuffix("no problems found\n"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("ok   serve: answers on \(pushgate.socket): GET /readyz 200 in "), output.stdout)
     }
 
     func testAnUnreachableSocketAndAnExpiredCertificateAreNamedWithTheirFix() throws {

@@ -1,3 +1,4 @@
+import FastCGI
 import Foundation
 import PushTesting
 import XCTest
@@ -104,7 +105,7 @@ final class ListenSettingTests: XCTestCase {
             serve.waitUntilExit()
         }
         func status(from source: String) throws -> Int {
-            try FastCGIRequest(params: [
+            try FastCGIClientRequest(params: [
                 ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "127.0.0.1"),
             ]).send(toHost: "127.0.0.1", port: port, from: source).status
         }
@@ -134,5 +135,11 @@ final class ListenSettingTests: XCTestCase {
         XCTAssertEqual(refusals.count, 1, "one line for four refusals within the minute:\n\(text)")
         XCTAssertTrue(refusals.first?.contains("FastCGI connection from 127.0.0.3") ?? false, text)
         XCTAssertEqual(answered(text), 2, "only the listed host's requests were read:\n\(text)")
+
+        // doctor asks from 127.0.0.1, which this list leaves out: it says so instead of "not running".
+        let doctor = try instance.cli(["doctor", "--nginx-user", "nobody"])
+        let line = doctor.stdout.split(separator: "\n").first { $0.hasPrefix("FAIL serve: ") }
+        XCTAssertTrue(line?.contains("TCP 127.0.0.1:\(port) closed the connection without answering GET /readyz") ?? false, doctor.stdout)
+        XCTAssertTrue(line?.contains("is 127.0.0.1 in PUSHGATE_FASTCGI_CLIENTS?") ?? false, doctor.stdout)
     }
 }

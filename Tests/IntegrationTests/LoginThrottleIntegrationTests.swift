@@ -1,3 +1,4 @@
+import FastCGI
 import Foundation
 import PushCore
 import PushTesting
@@ -94,7 +95,7 @@ final class LoginThrottleIntegrationTests: XCTestCase, RunsOnPostgreSQL {
 
         var statuses: [Int: Int] = [:]
         for n in 0..<100 {
-            let reply = try FastCGIRequest(params: [
+            let reply = try FastCGIClientRequest(params: [
                 ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/api/push"),
                 ("REMOTE_ADDR", "2001:db8:\(n)::1"),
                 ("HTTP_AUTHORIZATION", basic("spray-\(n)", "x")["Authorization"]!),

@@ -1,3 +1,4 @@
+import FastCGI
 import Foundation
 import MockUpstream
 import PushCore
@@ -111,8 +112,8 @@ final class MetricsIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL {
 
     func testOnlyLoopbackOrAnOperatorKeyMayReadIt() throws {
         let path = "/metrics"
-        func direct(remote: String, _ extra: [(String, String)] = []) throws -> FastCGIRequest.Reply {
-            try FastCGIRequest(
+        func direct(remote: String, _ extra: [(String, String)] = []) throws -> FastCGIClientRequest.Reply {
+            try FastCGIClientRequest(
                 params: [("REQUEST_METHOD", "GET"), ("REQUEST_URI", path), ("REMOTE_ADDR", remote)] + extra
             ).send(toSocket: pushgate.socket)
         }

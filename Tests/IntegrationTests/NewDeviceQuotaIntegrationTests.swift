@@ -1,3 +1,4 @@
+import FastCGI
 import Foundation
 import PushTesting
 import XCTest
@@ -182,8 +183,8 @@ final class NewDeviceQuotaIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
 
     /// A report of device `n` written straight to serve's socket as nginx would pass it, from
     /// `address`: an attacker's FastCGI, with whatever REMOTE_ADDR nginx would have set.
-    func reportToSocket(_ n: Int, from address: String) throws -> FastCGIRequest.Reply {
-        try FastCGIRequest(params: [
+    func reportToSocket(_ n: Int, from address: String) throws -> FastCGIClientRequest.Reply {
+        try FastCGIClientRequest(params: [
             ("REQUEST_METHOD", "GET"),
             ("REQUEST_URI", "/token/?selector=\(Self.selector(n))&token_msgs=\(Self.fcmToken(n))&appid_msgs=\(Self.fcmApp)"),
             ("REMOTE_ADDR", address),
@@ -197,7 +198,7 @@ final class NewDeviceQuotaIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
         try start(
             perHour: 2, ["PUSHGATE_NEW_DEVICES_PER_HOUR_PER_56": "4", "PUSHGATE_NEW_DEVICES_PER_HOUR_PER_48": "6"])
         var statuses: [Int: Int] = [:]
-        var refused: FastCGIRequest.Reply?
+        var refused: FastCGIClientRequest.Reply?
         for n in 0..<255 {
             let reply = try reportToSocket(n, from: String(format: "2001:db8:4800:%x::1", n << 8))
             statuses[reply.status, default: 0] += 1

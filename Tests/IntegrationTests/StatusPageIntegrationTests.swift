@@ -1,3 +1,4 @@
+import FastCGI
 import Foundation
 import MockUpstream
 import PushCore
@@ -144,7 +145,7 @@ final class StatusPageIntegrationTests: MockUpstreamsTestCase, RunsOnPostgreSQL 
     func testStatusIsForTheOperatorOnly() throws {
         try startPushgate()
         XCTAssertEqual(try pushgate.client.get("/status").status, 200)
-        let refused = try FastCGIRequest(
+        let refused = try FastCGIClientRequest(
             params: [
                 ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "198.51.100.4"),
                 ("HTTP_X_FORWARDED_FOR", "127.0.0.1"),

@@ -8,7 +8,7 @@ import PushStore
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check this deployment (configuration, database, socket, nginx, credentials, clock, disk).",
+        abstract: "Check this deployment (configuration, database, socket, whether serve answers, nginx, credentials, clock, disk).",
         discussion: "One line per finding: ok, WARN (worth knowing) or FAIL (to fix). Exit status 0 only without FAIL.")
 
     @OptionGroup var global: GlobalOptions
@@ -86,7 +86,8 @@ struct DoctorCommand: ParsableCommand {
     }
 
     /// How nginx reaches the responder: a TCP address, or the socket file, its access for
-    /// nginx's worker user and the site include rendered from the template.
+    /// nginx's worker user and the site include rendered from the template; and whether
+    /// `serve` answers there.
     private func socketFindings(_ configuration: Configuration) -> [DoctorFinding] {
         var found: [DoctorFinding] = []
         if let address = configuration.listen {
@@ -109,6 +110,7 @@ struct DoctorCommand: ParsableCommand {
                         "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), \(reach); it answers connections from \(clients) "
                             + "only (PUSHGATE_FASTCGI_CLIENTS)"))
             }
+            found += ServeAnswerCheck(target: .tcp(address)).run()
         } else {
             let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
             found.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))
@@ -117,6 +119,7 @@ struct DoctorCommand: ParsableCommand {
             } else {
                 found.append(.problem("socket", "there is no user \(site.workerUser): name nginx's worker user with --nginx-user"))
             }
+            found += ServeAnswerCheck(target: .socket(configuration.socket)).run()
             found += NginxTemplateCheck(
                 renderedPath: site.include, templatePath: nginxTemplate ?? Self.installedTemplate(), socket: configuration.socket
             ).run()
