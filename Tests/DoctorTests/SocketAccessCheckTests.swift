@@ -91,6 +91,42 @@ final class SocketAccessCheckTests: ScratchDirectoryTestCase {
         XCTAssertTrue(SocketAccessCheck(socket: plainFile, worker: nobody).run()[0].message.contains("is not a socket"))
     }
 
+    /// With systemd's pushgate.socket making the socket, its settings are what to change, and a
+    /// missing socket is a unit not running.
+    func testASocketUnitsSocketGetsTheUnitsAdvice() throws {
+        let unitPath = scratch.file("pushgate.socket")
+        try "[Socket]\nListenStream=\(socketPath)\nSocketMode=0660\n".write(toFile: unitPath, atomically: true, encoding: .utf8)
+        let unit = try XCTUnwrap(SocketUnit.holding(socketPath, among: [scratch.file("absent.socket"), unitPath]))
+        XCTAssertEqual(unit.path, unitPath)
+        chmod(socketPath, 0o600)
+        let closed = SocketAccessCheck(socket: socketPath, worker: nobody, socketUnit: unit).run()
+        XCTAssertEqual(closed.map(\.verdict), [.problem])
+        XCTAssertTrue(closed[0].message.contains("set SocketGroup= to a group nobody is in"), closed[0].message)
+        XCTAssertTrue(closed[0].message.contains("`systemctl edit pushgate.socket`"), closed[0].message)
+        XCTAssertFalse(closed[0].message.contains("PUSHGATE_SOCKET_GROUP"), closed[0].message)
+
+        unlink(socketPath)
+        let missing = SocketAccessCheck(socket: socketPath, worker: nobody, socketUnit: unit).run()
+        XCTAssertEqual(
+            missing.map(\.description),
+            ["FAIL socket: no socket at \(socketPath): pushgate.socket (\(unitPath)) listens there but is not running: `systemctl enable --now pushgate.socket`"])
+    }
+
+    /// A unit counts only where it listens on this socket, drop-ins included, as systemd reads them.
+    func testASocketUnitIsFoundOnlyWhereItListensOnTheSocket() throws {
+        let unitPath = scratch.file("pushgate.socket")
+        try "[Socket]\nListenStream=/run/elsewhere.sock\n".write(toFile: unitPath, atomically: true, encoding: .utf8)
+        XCTAssertNil(SocketUnit.holding(socketPath, among: [unitPath]))
+        // A drop-in that clears the list and names this socket moves the unit here.
+        try FileManager.default.createDirectory(atPath: unitPath + ".d", withIntermediateDirectories: true)
+        try "[Socket]\nListenStream=\nListenStream = \(socketPath)\n".write(
+            toFile: unitPath + ".d/override.conf", atomically: true, encoding: .utf8)
+        XCTAssertEqual(SocketUnit.holding(socketPath, among: [unitPath])?.path, unitPath)
+        XCTAssertEqual(
+            SocketUnit.listenStreams(in: ["ListenStream=/a\nListenStreamX=/b\n# ListenStream=/c", "ListenStream=/d/../e"]), ["/a", "/e"])
+        XCTAssertEqual(SocketUnit.listenStreams(in: ["ListenStream=/a", "ListenStream=", "ListenStream=127.0.0.1:9000"]), [])
+    }
+
     func testOwnerBitsAloneDecideForTheOwner() {
         let user = UserIdentity(name: "u", uid: 1000, groups: [1000])
         // The kernel never falls through to the group or other bits for the owner.

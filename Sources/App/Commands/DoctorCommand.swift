@@ -115,7 +115,9 @@ struct DoctorCommand: ParsableCommand {
             let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
             found.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))
             if let worker = UserIdentity(name: site.workerUser) {
-                found += SocketAccessCheck(socket: configuration.socket, worker: worker).run()
+                found += SocketAccessCheck(
+                    socket: configuration.socket, worker: worker, socketUnit: SocketUnit.holding(configuration.socket)
+                ).run()
             } else {
                 found.append(.problem("socket", "there is no user \(site.workerUser): name nginx's worker user with --nginx-user"))
             }

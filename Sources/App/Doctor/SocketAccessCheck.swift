@@ -6,6 +6,8 @@ import Foundation
 struct SocketAccessCheck {
     let socket: String
     let worker: UserIdentity
+    /// systemd's unit that makes the socket, when one does: the advice is then its settings'.
+    var socketUnit: SocketUnit? = nil
 
     func run() -> [DoctorFinding] {
         let absolute = URL(fileURLWithPath: socket).standardizedFileURL.path
@@ -21,8 +23,10 @@ struct SocketAccessCheck {
         for directory in directories {
             var info = stat()
             guard stat(directory, &info) == 0 else {
-                findings.append(
-                    .problem("socket", "\(directory) does not exist: is `pushgate serve` running with PUSHGATE_SOCKET=\(absolute)?"))
+                let maker =
+                    socketUnit.map { "is pushgate.socket (\($0.path)) running? `systemctl status pushgate.socket`" }
+                    ?? "is `pushgate serve` running with PUSHGATE_SOCKET=\(absolute)?"
+                findings.append(.problem("socket", "\(directory) does not exist: \(maker)"))
                 return findings
             }
             if !worker.may(.search, mode: info.st_mode, owner: info.st_uid, group: info.st_gid) {
@@ -31,10 +35,11 @@ struct SocketAccessCheck {
         }
         var info = stat()
         guard lstat(absolute, &info) == 0 else {
-            findings.append(
-                .problem(
-                    "socket",
-                    "no socket at \(absolute): `pushgate serve` is not running (systemctl status pushgate), or runs with another PUSHGATE_SOCKET"))
+            let maker =
+                socketUnit.map {
+                    "pushgate.socket (\($0.path)) listens there but is not running: `systemctl enable --now pushgate.socket`"
+                } ?? "`pushgate serve` is not running (systemctl status pushgate), or runs with another PUSHGATE_SOCKET"
+            findings.append(.problem("socket", "no socket at \(absolute): \(maker)"))
             return findings
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
@@ -42,12 +47,18 @@ struct SocketAccessCheck {
             return findings
         }
         if !worker.may(.write, mode: info.st_mode, owner: info.st_uid, group: info.st_gid) {
+            let fix =
+                socketUnit.map {
+                    "set SocketGroup= to a group \(worker.name) is in (SocketMode=0660 lets that group connect) with "
+                        + "`systemctl edit pushgate.socket` (it is \($0.path)'s socket), then "
+                        + "`systemctl restart pushgate.socket pushgate`"
+                }
+                ?? "set PUSHGATE_SOCKET_GROUP to a group \(worker.name) is in (PUSHGATE_SOCKET_MODE 0660 lets that group connect)"
             findings.append(
                 .problem(
                     "socket",
                     "\(worker.name) may not connect to \(absolute) (mode \(Self.octal(info.st_mode)), \(Self.owners(info))): "
-                        + "set PUSHGATE_SOCKET_GROUP to a group \(worker.name) is in (PUSHGATE_SOCKET_MODE 0660 lets "
-                        + "that group connect); not 0666, which lets every local user speak FastCGI to serve"))
+                        + fix + "; not 0666, which lets every local user speak FastCGI to serve"))
         }
         if findings.isEmpty {
             findings.append(.ok("socket", "\(worker.name) (nginx's workers) can reach \(absolute) (\(name))"))
