@@ -136,10 +136,38 @@ final class ListenSettingTests: XCTestCase {
         XCTAssertTrue(refusals.first?.contains("FastCGI connection from 127.0.0.3") ?? false, text)
         XCTAssertEqual(answered(text), 2, "only the listed host's requests were read:\n\(text)")
 
-        // doctor asks from 127.0.0.1, which this list leaves out: it says so instead of "not running".
+        // doctor would ask from 127.0.0.1, which this list leaves out: it says it did not ask,
+        // instead of calling serve broken.
         let doctor = try instance.cli(["doctor", "--nginx-user", "nobody"])
-        let line = doctor.stdout.split(separator: "\n").first { $0.hasPrefix("FAIL serve: ") }
-        XCTAssertTrue(line?.contains("TCP 127.0.0.1:\(port) closed the connection without answering GET /readyz") ?? false, doctor.stdout)
-        XCTAssertTrue(line?.contains("is 127.0.0.1 in PUSHGATE_FASTCGI_CLIENTS?") ?? false, doctor.stdout)
+        let line = doctor.stdout.split(separator: "\n").first { $0.contains(" serve: ") }
+        XCTAssertTrue(line?.hasPrefix("WARN serve: doctor would ask TCP 127.0.0.1:\(port) from 127.0.0.1") ?? false, doctor.stdout)
+    }
+
+    /// On TCP with the default list (loopback), doctor asks serve over the port as nginx does.
+    func testDoctorAsksServeOverTCP() throws {
+        let port = try freeLoopbackPort()
+        let instance = try PushgateInstance(environment: ["PUSHGATE_LISTEN": "127.0.0.1:\(port)"])
+        let log = instance.directory.appendingPathComponent("serve-tcp.log")
+        let serve = try PushgateInstance.launch(
+            PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        let request = FastCGIClientRequest(params: [("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/healthz"), ("REMOTE_ADDR", "127.0.0.1")])
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while (try? request.send(toHost: "127.0.0.1", port: port).status) != 200 {
+            guard Date() < deadline, serve.isRunning else {
+                return XCTFail("serve never answered: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            }
+            usleep(50_000)
+        }
+        let doctor = try instance.cli(["doctor", "--nginx-user", "nobody"])
+        XCTAssertTrue(doctor.stdout.contains("ok   serve: answers on TCP 127.0.0.1:\(port): GET /readyz 200 in "), doctor.stdout)
+        serve.terminate()
+        serve.waitUntilExit()
+        let stopped = try instance.cli(["doctor", "--nginx-user", "nobody"])
+        XCTAssertTrue(
+            stopped.stdout.contains("FAIL serve: nothing listens on TCP 127.0.0.1:\(port): serve is not running"), stopped.stdout)
     }
 }

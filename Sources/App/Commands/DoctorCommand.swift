@@ -110,7 +110,7 @@ struct DoctorCommand: ParsableCommand {
                         "FastCGI listens on TCP \(address) (PUSHGATE_LISTEN), \(reach); it answers connections from \(clients) "
                             + "only (PUSHGATE_FASTCGI_CLIENTS)"))
             }
-            found += ServeAnswerCheck(target: .tcp(address)).run()
+            found += ServeAnswerCheck(target: .tcp(address, clients: clients)).run()
         } else {
             let site = NginxSite.locate(include: nginxConf, workerUser: nginxUser, socket: configuration.socket)
             found.append(.ok("nginx", "checking \(site.include) (\(site.origin)) with worker user \(site.workerUser)"))

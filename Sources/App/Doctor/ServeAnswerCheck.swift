@@ -10,12 +10,13 @@ struct ServeAnswerCheck {
     /// Where nginx reaches `serve`.
     enum Target: CustomStringConvertible {
         case socket(String)
-        case tcp(TCPListenAddress)
+        /// `serve`'s TCP address and the hosts it answers (`PUSHGATE_FASTCGI_CLIENTS`).
+        case tcp(TCPListenAddress, clients: FastCGIClients)
 
         var description: String {
             switch self {
             case .socket(let path): path
-            case .tcp(let address): "TCP \(address)"
+            case .tcp(let address, _): "TCP \(address)"
             }
         }
     }
@@ -43,9 +44,20 @@ struct ServeAnswerCheck {
             switch target {
             case .socket(let path):
                 reply = try request.send(toSocket: path)
-            case .tcp(let address):
-                // A listener on every address is reached through loopback.
-                reply = try request.send(toHost: address.host == "0.0.0.0" ? "127.0.0.1" : address.host, port: address.port)
+            case .tcp(let address, let clients):
+                // From the listener's own address (loopback for one on every address): serve
+                // closes a connection from a host its list leaves out before reading it, and
+                // listing this host only for doctor would trust every local user as nginx.
+                let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
+                guard let asking = Self.ipv4(host), clients.allows(asking) else {
+                    return [
+                        .warning(
+                            "serve",
+                            "doctor would ask \(target) from \(host), which PUSHGATE_FASTCGI_CLIENTS (\(clients)) leaves out, so it "
+                                + "did not ask whether serve answers: ask GET /readyz through nginx instead")
+                    ]
+                }
+                reply = try request.send(toHost: host, port: address.port, from: host)
             }
             outcome = .answered(status: reply.status, milliseconds: Int(Date().timeIntervalSince(started) * 1000))
         } catch let failure as FastCGIClientRequest.Failure {
@@ -96,14 +108,16 @@ struct ServeAnswerCheck {
                         + "run it as root or as a member of the socket's group")
             ]
         case .closed:
-            let hint: String
-            switch target {
-            case .socket: hint = "(\(status))"
-            case .tcp: hint = "(is 127.0.0.1 in PUSHGATE_FASTCGI_CLIENTS? \(status))"
-            }
-            return [.problem("serve", "\(target) closed the connection without answering GET /readyz \(hint)")]
+            return [.problem("serve", "\(target) closed the connection without answering GET /readyz (\(status))")]
         case .cannotConnect, .other:
             return [.problem("serve", "could not ask \(target) whether serve answers: \(failure) (\(status))")]
         }
+    }
+
+    /// An IPv4 address in host byte order, as `FastCGIClients.allows` takes it.
+    private static func ipv4(_ text: String) -> UInt32? {
+        var parsed = in_addr()
+        guard inet_pton(AF_INET, text, &parsed) == 1 else { return nil }
+        return UInt32(bigEndian: parsed.s_addr)
     }
 }
