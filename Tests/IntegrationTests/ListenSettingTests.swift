@@ -97,9 +97,7 @@ final class ListenSettingTests: XCTestCase {
                 // Each answer's line tells when it was written; a success's is at debug.
                 "PUSHGATE_LOG_LEVEL": "debug",
             ])
-        let log = instance.directory.appendingPathComponent("serve-tcp.log")
-        let serve = try PushgateInstance.launch(
-            PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)
+        let (serve, log) = try serveOnTCP(instance, port: port, answering: "/status", from: "127.0.0.2")
         defer {
             serve.terminate()
             serve.waitUntilExit()
@@ -108,13 +106,6 @@ final class ListenSettingTests: XCTestCase {
             try FastCGIClientRequest(params: [
                 ("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/status"), ("REMOTE_ADDR", "127.0.0.1"),
             ]).send(toHost: "127.0.0.1", port: port, from: source).status
-        }
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while (try? status(from: "127.0.0.2")) != 200 {
-            guard Date() < deadline, serve.isRunning else {
-                return XCTFail("serve never answered 127.0.0.2: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-            }
-            usleep(50_000)
         }
         for source in ["127.0.0.3", "127.0.0.1", "127.0.0.3", "127.0.0.4"] {
             XCTAssertThrowsError(try status(from: source), "\(source) is not listed") { error in
@@ -147,20 +138,10 @@ final class ListenSettingTests: XCTestCase {
     func testDoctorAsksServeOverTCP() throws {
         let port = try freeLoopbackPort()
         let instance = try PushgateInstance(environment: ["PUSHGATE_LISTEN": "127.0.0.1:\(port)"])
-        let log = instance.directory.appendingPathComponent("serve-tcp.log")
-        let serve = try PushgateInstance.launch(
-            PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)
+        let (serve, _) = try serveOnTCP(instance, port: port, answering: "/healthz", from: "127.0.0.1")
         defer {
             serve.terminate()
             serve.waitUntilExit()
-        }
-        let request = FastCGIClientRequest(params: [("REQUEST_METHOD", "GET"), ("REQUEST_URI", "/healthz"), ("REMOTE_ADDR", "127.0.0.1")])
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while (try? request.send(toHost: "127.0.0.1", port: port).status) != 200 {
-            guard Date() < deadline, serve.isRunning else {
-                return XCTFail("serve never answered: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-            }
-            usleep(50_000)
         }
         let doctor = try instance.cli(["doctor", "--nginx-user", "nobody"])
         XCTAssertTrue(doctor.stdout.contains("ok   serve: answers on TCP 127.0.0.1:\(port): GET /readyz 200 in "), doctor.stdout)
@@ -169,5 +150,30 @@ final class ListenSettingTests: XCTestCase {
         let stopped = try instance.cli(["doctor", "--nginx-user", "nobody"])
         XCTAssertTrue(
             stopped.stdout.contains("FAIL serve: nothing listens on TCP 127.0.0.1:\(port): serve is not running"), stopped.stdout)
+    }
+
+    /// `instance`'s serve, on its TCP `port`, once it has answered `path` 200 to a request from
+    /// `source`; the caller stops it. Its log file comes with it.
+    private func serveOnTCP(_ instance: PushgateInstance, port: Int, answering path: String, from source: String) throws
+        -> (Process, URL)
+    {
+        let log = instance.directory.appendingPathComponent("serve-tcp.log")
+        let serve = try PushgateInstance.launch(
+            PushgateInstance.executable.path, ["serve"], environment: instance.environment, log: log)
+        let request = FastCGIClientRequest(params: [("REQUEST_METHOD", "GET"), ("REQUEST_URI", path), ("REMOTE_ADDR", "127.0.0.1")])
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while (try? request.send(toHost: "127.0.0.1", port: port, from: source).status) != 200 {
+            guard Date() < deadline, serve.isRunning else {
+                serve.terminate()
+                serve.waitUntilExit()
+                throw ServeDidNotAnswer(description: "serve never answered \(source): \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            }
+            usleep(50_000)
+        }
+        return (serve, log)
+    }
+
+    private struct ServeDidNotAnswer: Error, CustomStringConvertible {
+        let description: String
     }
 }
