@@ -214,6 +214,14 @@ final class NewDeviceQuotaIntegrationTests: BeamsTestCase, RunsOnPostgreSQL {
         let other = try reportToSocket(1_000, from: "2001:db8:4801:1::1")
         XCTAssertEqual(other.status, 200, "another /48 has its own: \(other.body)")
         XCTAssertEqual(try pushgate.storedDevices().count, 7)
+
+        // What the quota remembers: the seven /64s and /56s charged (a refused caller is not
+        // kept), two /48s; and what each table may hold.
+        let metrics = try PrometheusText(try pushgate.client.get("/metrics").text)
+        XCTAssertEqual(metrics.value("pushgate_new_device_quota_keys", ["table": "address"]), 7)
+        XCTAssertEqual(metrics.value("pushgate_new_device_quota_keys", ["table": "slash56"]), 7)
+        XCTAssertEqual(metrics.value("pushgate_new_device_quota_keys", ["table": "slash48"]), 2)
+        XCTAssertEqual(metrics.value("pushgate_new_device_quota_capacity"), 100_000, "the capacity docs/operations.md gives")
     }
 
     /// The /64s of one /56 (a subscriber's usual delegation) share the /56's ceiling; another

@@ -34,8 +34,9 @@ struct MetricsPage: DialectHandler {
     }
 
     /// New devices refused since `serve` started, by why (an address past
-    /// `PUSHGATE_NEW_DEVICES_PER_HOUR`, an app at `PUSHGATE_MAX_DEVICES_PER_APP`), and with a
-    /// ceiling set, each app's devices as the ceiling last counted them.
+    /// `PUSHGATE_NEW_DEVICES_PER_HOUR`, an app at `PUSHGATE_MAX_DEVICES_PER_APP`); with a
+    /// ceiling set, each app's devices as the ceiling last counted them; with a quota set, the
+    /// keys its three tables remember and the capacity of each.
     private func recordNewDevices() {
         let refused = [("address_quota", newDevices.quota.refused), ("app_ceiling", newDevices.ceiling.refused)]
         for (reason, count) in refused {
@@ -45,6 +46,15 @@ struct MetricsPage: DialectHandler {
         for (app, count) in newDevices.ceiling.devices {
             Gauge(label: "pushgate_app_devices", dimensions: [("app", app)], factory: metrics.factory).record(count)
         }
+        // What the quota remembers, beside what each table may hold: a table at its capacity
+        // forgets its oldest callers, so a flood from many addresses weakens the quota of all.
+        let quota = newDevices.quota
+        guard quota.limits.perHour != nil else { return }
+        let networks = quota.rememberedNetworks
+        for (table, count) in [("address", quota.rememberedAddresses), ("slash56", networks.per56), ("slash48", networks.per48)] {
+            Gauge(label: "pushgate_new_device_quota_keys", dimensions: [("table", table)], factory: metrics.factory).record(count)
+        }
+        Gauge(label: "pushgate_new_device_quota_capacity", factory: metrics.factory).record(quota.limits.capacity)
     }
 
     /// `/metrics`, or `/metrics/node/K`: with several nodes behind one nginx, nginx passes that
