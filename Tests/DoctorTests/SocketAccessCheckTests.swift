@@ -124,6 +124,21 @@ final class SocketAccessCheckTests: ScratchDirectoryTestCase {
         XCTAssertEqual(SocketUnit.holding(socketPath, among: [unitPath])?.path, unitPath)
         XCTAssertEqual(
             SocketUnit.listenStreams(in: ["ListenStream=/a\nListenStreamX=/b\n# ListenStream=/c", "ListenStream=/d/../e"]), ["/a", "/e"])
+
+        // The unit of higher precedence (/etc's before /lib's) is the one systemd uses, whole;
+        // `systemctl edit` writes its drop-in beside it, and that reaches the package's unit too.
+        let etc = scratch.file("etc.socket"), lib = scratch.file("lib.socket")
+        try "[Socket]\nListenStream=\(socketPath)\n".write(toFile: lib, atomically: true, encoding: .utf8)
+        XCTAssertEqual(SocketUnit.holding(socketPath, among: [etc, lib])?.path, lib)
+        try FileManager.default.createDirectory(atPath: etc + ".d", withIntermediateDirectories: true)
+        try "[Socket]\nListenStream=\nListenStream=/run/moved.sock\n".write(
+            toFile: etc + ".d/override.conf", atomically: true, encoding: .utf8)
+        XCTAssertNil(SocketUnit.holding(socketPath, among: [etc, lib]), "the drop-in moved the package's unit")
+        XCTAssertEqual(SocketUnit.holding("/run/moved.sock", among: [etc, lib])?.path, lib)
+        try FileManager.default.removeItem(atPath: etc + ".d")
+        try "[Socket]\nListenStream=/run/elsewhere.sock\n".write(toFile: etc, atomically: true, encoding: .utf8)
+        XCTAssertNil(SocketUnit.holding(socketPath, among: [etc, lib]), "/etc's unit replaces /lib's whole")
+        XCTAssertEqual(SocketUnit.holding("/run/elsewhere.sock", among: [etc, lib])?.path, etc)
         XCTAssertEqual(SocketUnit.listenStreams(in: ["ListenStream=/a", "ListenStream=", "ListenStream=127.0.0.1:9000"]), [])
     }
 

@@ -5,29 +5,36 @@ import Foundation
 /// and `SocketGroup=` (not `PUSHGATE_SOCKET_MODE` and `PUSHGATE_SOCKET_GROUP`), and the file
 /// is there whether or not `serve` runs. doctor's advice follows the one that makes the file.
 struct SocketUnit: Equatable {
-    /// Where the package (`/lib`), `scripts/install` (`/etc`) and merged-/usr systems put it.
+    /// Where systemd looks for it, in its order of precedence: an administrator's (`/etc`,
+    /// where `scripts/install` puts it), the runtime's, the package's (`/lib`, and `/usr/lib`
+    /// on merged-/usr systems).
     static let installedPaths = [
-        "/etc/systemd/system/pushgate.socket", "/lib/systemd/system/pushgate.socket", "/usr/lib/systemd/system/pushgate.socket",
+        "/etc/systemd/system/pushgate.socket", "/run/systemd/system/pushgate.socket",
+        "/lib/systemd/system/pushgate.socket", "/usr/lib/systemd/system/pushgate.socket",
     ]
 
-    /// The unit file found.
+    /// The unit file systemd uses.
     let path: String
 
-    /// The first installed unit whose `ListenStream=` (or a drop-in's, in `<unit>.d/*.conf`)
-    /// is `socket`; nil when none is, and serve makes the socket itself.
+    /// The unit systemd would use (the first of `paths` that exists) when its `ListenStream=`,
+    /// with the drop-ins (`<unit>.d/*.conf` beside any of `paths`, as `systemctl edit` writes
+    /// them), is `socket`; nil when it is not, or none is installed, and serve makes the socket.
     static func holding(_ socket: String, among paths: [String] = installedPaths) -> SocketUnit? {
-        let wanted = URL(fileURLWithPath: socket).standardizedFileURL.path
-        for path in paths {
-            guard let unit = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            var texts = [unit]
-            let dropIns = path + ".d"
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dropIns)) ?? []
-            for name in names.sorted() where name.hasSuffix(".conf") {
-                if let text = try? String(contentsOfFile: dropIns + "/" + name, encoding: .utf8) { texts.append(text) }
+        guard let path = paths.first(where: { FileManager.default.fileExists(atPath: $0) }),
+            let unit = try? String(contentsOfFile: path, encoding: .utf8)
+        else { return nil }
+        // Drop-ins by name across the folders, in name order; a name met earlier (a folder
+        // of higher precedence) hides the same name later.
+        var dropIns: [String: String] = [:]
+        for folder in paths.map({ $0 + ".d" }) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in names where name.hasSuffix(".conf") && dropIns[name] == nil {
+                dropIns[name] = folder + "/" + name
             }
-            if listenStreams(in: texts).contains(wanted) { return SocketUnit(path: path) }
         }
-        return nil
+        let texts = [unit] + dropIns.keys.sorted().compactMap { try? String(contentsOfFile: dropIns[$0]!, encoding: .utf8) }
+        let wanted = URL(fileURLWithPath: socket).standardizedFileURL.path
+        return listenStreams(in: texts).contains(wanted) ? SocketUnit(path: path) : nil
     }
 
     /// The unit's `ListenStream=` paths, files and drop-ins read in order: an empty
