@@ -39,6 +39,13 @@ public struct FastCGIClients: Sendable, Equatable, CustomStringConvertible {
         ])
     }
 
+    /// Whether a peer at this address may: only IPv4 addresses are listed, an IPv4-mapped one
+    /// (::ffff:A.B.C.D) by its IPv4 address, as an accepted peer is.
+    public func allows(_ address: IPAddress) -> Bool {
+        let bytes = address.isIPv4Mapped ? Array(address.bytes[12...]) : address.bytes
+        return bytes.count == 4 && addresses.contains(bytes)
+    }
+
     /// Whether a peer whose accepted address is `peer` may: only IPv4 peers are listed, an
     /// IPv4 peer of an IPv6 socket (::ffff:A.B.C.D) by its IPv4 address.
     func allows(_ peer: sockaddr_in6) -> Bool {

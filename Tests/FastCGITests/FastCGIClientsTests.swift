@@ -1,3 +1,4 @@
+import PushCore
 import XCTest
 
 @testable import FastCGI
@@ -19,6 +20,20 @@ final class FastCGIClientsTests: XCTestCase {
         XCTAssertFalse(clients.allows(address("127.0.0.1")), "loopback only when listed")
         XCTAssertFalse(clients.isLoopbackOnly)
         XCTAssertEqual(clients.listing, "10.0.0.2, 192.168.4.0/22")
+    }
+
+    /// An address as text (doctor's): the same answer, an IPv4-mapped one by its IPv4 address,
+    /// any other IPv6 address never.
+    func testAnIPAddressIsAnsweredAsItsIPv4Address() throws {
+        let clients = try XCTUnwrap(FastCGIClients(listing: "10.0.0.2, 192.168.4.0/22"))
+        func allows(_ text: String) throws -> Bool { clients.allows(try XCTUnwrap(IPAddress(text))) }
+        XCTAssertTrue(try allows("10.0.0.2"))
+        XCTAssertTrue(try allows("192.168.7.255"))
+        XCTAssertFalse(try allows("10.0.0.3"))
+        XCTAssertTrue(try allows("::ffff:10.0.0.2"))
+        XCTAssertFalse(try allows("::ffff:10.0.0.3"))
+        XCTAssertFalse(try allows("::1"))
+        XCTAssertFalse(try allows("2001:db8::a00:2"))
     }
 
     func testTheDefaultIsLoopback() {

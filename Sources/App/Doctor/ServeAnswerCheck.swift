@@ -1,5 +1,6 @@
 import FastCGI
 import Foundation
+import PushCore
 
 /// `serve` answers: a `GET /readyz`, written to its socket or TCP address as nginx writes it,
 /// answered 200 within the timeout. The other socket checks read files, modes and owners;
@@ -49,7 +50,7 @@ struct ServeAnswerCheck {
                 // closes a connection from a host its list leaves out before reading it, and
                 // listing this host only for doctor would trust every local user as nginx.
                 let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
-                guard let asking = Self.ipv4(host), clients.allows(asking) else {
+                guard let asking = IPAddress(host), clients.allows(asking) else {
                     return [
                         .warning(
                             "serve",
@@ -112,12 +113,5 @@ struct ServeAnswerCheck {
         case .cannotConnect, .other:
             return [.problem("serve", "could not ask \(target) whether serve answers: \(failure) (\(status))")]
         }
-    }
-
-    /// An IPv4 address in host byte order, as `FastCGIClients.allows` takes it.
-    private static func ipv4(_ text: String) -> UInt32? {
-        var parsed = in_addr()
-        guard inet_pton(AF_INET, text, &parsed) == 1 else { return nil }
-        return UInt32(bigEndian: parsed.s_addr)
     }
 }
